@@ -1,0 +1,18 @@
+import type { TObject } from 'typebox';
+import type { PluginDef } from './types.ts';
+
+export { Type } from 'typebox';
+export type { Static, TSchema, TObject } from 'typebox';
+export * from './types.ts';
+export * from './tokens.ts';
+export * from './errors.ts';
+export * from './results.ts';
+export * from './core.ts';
+export { specRoutes } from './spec-routes.ts';
+export type { SpecRoute, SpecRequest, SpecResponse } from './spec-routes.ts';
+
+/** Declares a plugin; the kernel orders it by `requires`/`optional`/`provides` without running it. */
+export function definePlugin<C extends TObject>(def: PluginDef<C>): PluginDef<C> {
+  if (!/^[a-z][a-z0-9-]*$/.test(def.id)) throw new Error(`Invalid plugin id "${def.id}": use kebab-case`);
+  return def;
+}
