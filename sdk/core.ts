@@ -50,8 +50,3 @@ export const auditRecorded = defineEvent<AuditEntry>('security.audit.recorded');
 /** Emitted for every log entry after it enters the ring buffer. */
 export const logWritten = defineEvent<LogEntry>('kernel.log.written');
 
-/** Agent runtime state as the status/health endpoints report it (provided by the agent plugin). */
-export interface AgentStatusSource {
-  state(): 'not_started' | 'starting' | 'running' | 'paused' | 'stopped' | 'restarting' | 'error';
-}
-export const agentStatus = createToken<AgentStatusSource>('agent.status');

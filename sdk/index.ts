@@ -8,7 +8,9 @@ export * from './tokens.ts';
 export * from './errors.ts';
 export * from './results.ts';
 export * from './core.ts';
+export * from './agent.ts';
 export { specRoutes } from './spec-routes.ts';
+export { safeFetch, isPublicAddress, type SafeFetchOptions, type SafeResponse } from './safe-fetch.ts';
 export type { SpecRoute, SpecRequest, SpecResponse } from './spec-routes.ts';
 
 /** Declares a plugin; the kernel orders it by `requires`/`optional`/`provides` without running it. */

@@ -64,17 +64,17 @@ export class SqlJsDatabase implements SqlDatabase {
     return (await this.all<T>(sql, params))[0];
   }
 
-  run(sql: string, params: unknown[] = []): Promise<SqlRunResult> {
-    return this.locked(async () => {
+  async run(sql: string, params: unknown[] = []): Promise<SqlRunResult> {
+    const [result, durable] = await this.locked(() => {
       const statement: Statement = [sql, normalize(params)];
-      const result = this.execute(statement);
-      await this.commit([statement]);
-      return result;
+      return [this.execute(statement), this.commit([statement])] as const;
     });
+    await durable;
+    return result;
   }
 
-  tx<T>(fn: (db: Omit<SqlDatabase, 'tx'>) => Promise<T>): Promise<T> {
-    return this.locked(async () => {
+  async tx<T>(fn: (db: Omit<SqlDatabase, 'tx'>) => Promise<T>): Promise<T> {
+    const [result, durable] = await this.locked(async () => {
       const statements: Statement[] = [];
       const handle: Omit<SqlDatabase, 'tx'> = {
         all: async <R>(sql: string, params: unknown[] = []) => this.query<R>(sql, params),
@@ -94,9 +94,10 @@ export class SqlJsDatabase implements SqlDatabase {
         this.db.run('ROLLBACK');
         throw error;
       }
-      if (statements.length) await this.commit(statements);
-      return result;
+      return [result, statements.length ? this.commit(statements) : undefined] as const;
     });
+    await durable;
+    return result;
   }
 
   /** Writes a snapshot and empties the journal. */
@@ -116,12 +117,18 @@ export class SqlJsDatabase implements SqlDatabase {
     await this.journal.truncate();
   }
 
-  private async commit(statements: Statement[]): Promise<void> {
-    await this.journal.append({ s: ++this.seq, q: statements });
-    if (this.journal.bytes > this.compactBytes && !this.compacting) {
-      this.compacting = true;
-      void this.snapshot().finally(() => { this.compacting = false; });
-    }
+  /**
+   * Queues the journal entry in execution order (synchronously, under the lock) and returns the fsync
+   * promise, which callers await outside the lock so that concurrent writers share one fsync.
+   */
+  private commit(statements: Statement[]): Promise<void> {
+    const durable = this.journal.append({ s: ++this.seq, q: statements });
+    return durable.then(() => {
+      if (this.journal.bytes > this.compactBytes && !this.compacting) {
+        this.compacting = true;
+        void this.snapshot().finally(() => { this.compacting = false; });
+      }
+    });
   }
 
   /** Serializes operations so a transaction never sees another caller's statements. */
