@@ -32,14 +32,35 @@ export interface KernelParts {
 export function createContext(record: PluginRecord, parts: KernelParts): PluginContext<any> {
   const { id } = record.def;
   const signal = record.controller.signal;
-  const track = (disposable: Disposable) => {
+  const assertLive = () => {
     if (signal.aborted) throw new Error(`Plugin "${id}" is unloading; it cannot register more resources`);
+  };
+  const track = (disposable: Disposable) => {
+    assertLive();
     record.stack.push(disposable);
   };
-  const timer = (handle: NodeJS.Timeout, clear: (h: NodeJS.Timeout) => void) => {
-    parts.timers.set(id, (parts.timers.get(id) ?? 0) + 1);
-    track(() => { clear(handle); parts.timers.set(id, (parts.timers.get(id) ?? 1) - 1); });
+  /** Checks liveness before registering, so a late call (after a setup timeout or unload) leaks nothing. */
+  const own = (register: () => Disposable) => {
+    assertLive();
+    track(register());
   };
+  /** A fired one-shot timer leaves the stack at once, so rescheduling plugins do not grow it. */
+  const timer = (start: (fired: () => void) => NodeJS.Timeout, clear: (h: NodeJS.Timeout) => void) => own(() => {
+    let live = true;
+    const release = () => {
+      if (!live) return;
+      live = false;
+      parts.timers.set(id, (parts.timers.get(id) ?? 1) - 1);
+    };
+    const handle = start(() => {
+      release();
+      const at = record.stack.indexOf(dispose);
+      if (at !== -1) record.stack.splice(at, 1);
+    });
+    const dispose = () => { clear(handle); release(); };
+    parts.timers.set(id, (parts.timers.get(id) ?? 0) + 1);
+    return dispose;
+  });
   const storageDir = parts.storage.dir(id);
   return {
     id,
@@ -48,8 +69,14 @@ export function createContext(record: PluginRecord, parts: KernelParts): PluginC
     signal,
     storage: {
       sql: async (options) => {
+        assertLive();
         const db = await parts.storage.sql(id, options);
-        track(() => parts.storage.close(id));
+        try {
+          track(() => parts.storage.close(id));
+        } catch (error) {
+          await parts.storage.close(id);
+          throw error;
+        }
         return db;
       },
       get dir() { mkdirSync(storageDir, { recursive: true }); return storageDir; },
@@ -58,7 +85,7 @@ export function createContext(record: PluginRecord, parts: KernelParts): PluginC
       if (!(record.def.provides ?? []).some((t) => t.id === token.id)) {
         throw new Error(`Plugin "${id}" provides "${token.id}" without declaring it in provides`);
       }
-      track(parts.services.provide(id, token, value));
+      own(() => parts.services.provide(id, token, value));
     },
     use: <T>(token: Token<T>) => {
       const value = parts.services.resolve(token);
@@ -66,17 +93,17 @@ export function createContext(record: PluginRecord, parts: KernelParts): PluginC
       return value;
     },
     tryUse: (token) => parts.services.resolve(token),
-    route: (def) => track(parts.routes.add(id, def as RouteDef<any>)),
-    static: (prefix, dir, access: Access = 'token') => track(parts.routes.add(id, staticRoute(prefix, dir, access))),
-    on: (event, listener) => track(parts.events.on(id, event, listener)),
+    route: (def) => own(() => parts.routes.add(id, def as RouteDef<any>)),
+    static: (prefix, dir, access: Access = 'token') => own(() => parts.routes.add(id, staticRoute(prefix, dir, access))),
+    on: (event, listener) => own(() => parts.events.on(id, event, listener)),
     emit: (event, payload) => parts.events.emit(event, payload),
     ws: {
-      on: (type, handler) => track(parts.ws.on(id, type, handler)),
-      onConnect: (handler) => track(parts.ws.onConnect(id, handler)),
+      on: (type, handler) => own(() => parts.ws.on(id, type, handler)),
+      onConnect: (handler) => own(() => parts.ws.onConnect(id, handler)),
       broadcast: (message) => parts.ws.broadcast(message),
     },
-    setInterval: (fn, ms) => timer(setInterval(fn, ms), clearInterval),
-    setTimeout: (fn, ms) => timer(setTimeout(fn, ms), clearTimeout),
+    setInterval: (fn, ms) => timer(() => setInterval(fn, ms), clearInterval),
+    setTimeout: (fn, ms) => timer((fired) => setTimeout(() => { fired(); fn(); }, ms), clearTimeout),
     track,
     audit: (entry) => parts.audit(id, entry),
   };

@@ -88,8 +88,10 @@ export class PluginRegistry {
     return this.enqueue(async () => {
       const record = this.records.get(id);
       if (!record) throw errors.notFound(`Plugin "${id}" is not registered`);
-      const dependents = this.dependentsOf(id).map((d) => this.records.get(d)!);
-      this.hooks.holdRoutes(id);
+      const dependents = this.dependentsOf(id, true).map((d) => this.records.get(d)!);
+      // Dependents are set up again too, so their paths answer 503 (not 404) meanwhile.
+      const held = [id, ...dependents.map((d) => d.def.id)];
+      for (const h of held) this.hooks.holdRoutes(h);
       try {
         for (const dependent of [...dependents].reverse()) await this.unloadOne(dependent);
         await this.unloadOne(record);
@@ -102,7 +104,7 @@ export class PluginRegistry {
           await this.loadOne(again);
         }
       } finally {
-        this.hooks.releaseRoutes(id);
+        for (const h of held) this.hooks.releaseRoutes(h);
       }
       return this.info().find((p) => p.id === id)!;
     });
@@ -173,12 +175,16 @@ export class PluginRegistry {
     return record?.state === 'active' ? record : undefined;
   }
 
-  /** Active plugins that (transitively) require a token provided by `id`, in load order. */
-  private dependentsOf(id: string): string[] {
+  /**
+   * Active plugins that (transitively) require a token provided by `id`, in load order. With `optional`, also
+   * those that use one optionally: they hold the old instance too, so a reload must set them up again.
+   */
+  private dependentsOf(id: string, optional = false): string[] {
     const provided = new Set((this.records.get(id)?.def.provides ?? []).map((t) => t.id));
-    const direct = [...this.records.values()].filter((r) => r.state === 'active' && r.def.id !== id && (r.def.requires ?? []).some((t) => provided.has(t.id)));
+    const uses = (r: PluginRecord) => [...(r.def.requires ?? []), ...(optional ? r.def.optional ?? [] : [])].some((t) => provided.has(t.id));
+    const direct = [...this.records.values()].filter((r) => r.state === 'active' && r.def.id !== id && uses(r));
     const all = new Set<string>();
-    for (const d of direct) { for (const t of this.dependentsOf(d.def.id)) all.add(t); all.add(d.def.id); }
+    for (const d of direct) { for (const t of this.dependentsOf(d.def.id, optional)) all.add(t); all.add(d.def.id); }
     return this.order([...all].map((d) => this.records.get(d)!)).map((r) => r.def.id);
   }
 

@@ -1,3 +1,4 @@
+import { Type } from 'typebox';
 import { reply } from './results.ts';
 import type { PluginContext, RouteRequest, UploadedFile } from './types.ts';
 
@@ -51,6 +52,8 @@ export function specRoutes<R>(ctx: PluginContext<any>, routes: SpecRoute<R>[], r
     if (!handler) throw new Error(`Route ${route.type} ${route.path} needs a handler`);
     ctx.route({
       method: route.type, path: route.path, access, summary: route.name, multipart: route.isMultipart,
+      // Spec handlers read `req.body` without declaring a schema; an open body schema makes the kernel parse it.
+      schema: route.type === 'GET' ? undefined : { body: Type.Unknown() },
       async handler(req: RouteRequest) {
         const agentId = typeof req.query.agentId === 'string' ? req.query.agentId : undefined;
         const state = { status: 200, body: undefined as unknown, headers: {} as Record<string, string> };

@@ -1,5 +1,5 @@
 import type { TSchema } from 'typebox';
-import { Compile } from 'typebox/compile';
+import { Compile, type Validator } from 'typebox/compile';
 import Value from 'typebox/value';
 import { errors } from '../../sdk/errors.ts';
 import type { RouteSchema } from '../../sdk/types.ts';
@@ -23,8 +23,9 @@ export function compileValidators(schema: RouteSchema | undefined): Validators {
 function compilePart(part: Part, schema: TSchema): (value: unknown) => unknown {
   const validator = Compile(schema);
   const coerce = part !== 'body';
+  const convert = compileConvert(validator, schema);
   return (input) => {
-    let value = coerce ? validator.Convert(validator.Default(Value.Clone(input ?? {}))) : validator.Default(input);
+    let value = coerce ? convert(validator.Default(Value.Clone(input ?? {}))) : validator.Default(input);
     if (!coerce && value === undefined) value = input;
     if (validator.Check(value)) return value;
     const details = [...validator.Errors(value)].slice(0, 20).map((e) => ({ path: `${part}${e.instancePath}`, message: e.message }));
@@ -33,22 +34,43 @@ function compilePart(part: Part, schema: TSchema): (value: unknown) => unknown {
   };
 }
 
+/**
+ * Convert for the flat objects params, query and headers are. TypeBox's object Convert builds a RegExp
+ * per property on every call; converting each known property with its own schema does the same work
+ * without that per-request cost. Objects with an additionalProperties schema keep the full Convert.
+ */
+function compileConvert(validator: Validator, schema: TSchema): (value: unknown) => unknown {
+  const object = schema as { properties?: Record<string, TSchema>; additionalProperties?: unknown };
+  if (!object.properties || typeof object.additionalProperties === 'object') return (value) => validator.Convert(value);
+  const properties = Object.entries(object.properties);
+  const context = validator.Context();
+  return (value) => {
+    if (typeof value !== 'object' || value === null) return value;
+    const record = value as Record<string, unknown>;
+    for (const [key, property] of properties) if (record[key] !== undefined) record[key] = Value.Convert(context, property, record[key]);
+    return record;
+  };
+}
+
 const BLOCKED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
-/** Finds `__proto__`/`constructor`/`prototype` keys anywhere in a parsed JSON value. */
-export function findBlockedKey(value: unknown, depth = 0): string | undefined {
-  if (typeof value !== 'object' || value === null || depth > 64) return undefined;
-  if (Array.isArray(value)) {
-    for (const item of value) {
-      const found = findBlockedKey(item, depth + 1);
-      if (found) return found;
+/**
+ * Finds `__proto__`/`constructor`/`prototype` keys anywhere in a parsed JSON value. Iterative, so any
+ * nesting depth JSON.parse accepts is searched completely without overflowing the call stack.
+ */
+export function findBlockedKey(value: unknown): string | undefined {
+  const pending: unknown[] = [value];
+  while (pending.length) {
+    const current = pending.pop();
+    if (typeof current !== 'object' || current === null) continue;
+    if (Array.isArray(current)) {
+      for (const item of current) pending.push(item);
+      continue;
     }
-    return undefined;
-  }
-  for (const key of Object.keys(value)) {
-    if (BLOCKED_KEYS.has(key)) return key;
-    const found = findBlockedKey((value as Record<string, unknown>)[key], depth + 1);
-    if (found) return found;
+    for (const key of Object.keys(current)) {
+      if (BLOCKED_KEYS.has(key)) return key;
+      pending.push((current as Record<string, unknown>)[key]);
+    }
   }
   return undefined;
 }

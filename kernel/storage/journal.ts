@@ -15,19 +15,30 @@ export class Journal {
 
   constructor(private readonly path: string) {}
 
-  /** Opens for append and returns the complete entries already there (a torn last line is dropped). */
+  /**
+   * Opens for append and returns the complete entries already there. A torn last line (no newline or
+   * not JSON) is dropped and cut off the file, so the next append starts on a line of its own.
+   */
   async open(): Promise<JournalEntry[]> {
     let text = '';
     try { text = await readFile(this.path, 'utf8'); } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
     this.handle = await open(this.path, 'a', 0o600);
-    this.bytes = Buffer.byteLength(text);
     const entries: JournalEntry[] = [];
-    for (const line of text.split('\n')) {
-      if (!line) continue;
-      try { entries.push(JSON.parse(line, reviveBlobs)); } catch { break; }
+    let valid = 0;
+    for (let start = 0, end = text.indexOf('\n'); end !== -1; start = end + 1, end = text.indexOf('\n', start)) {
+      const line = text.slice(start, end);
+      if (line) {
+        try { entries.push(JSON.parse(line, reviveBlobs)); } catch { break; }
+      }
+      valid += Buffer.byteLength(line) + 1;
     }
+    if (valid < Buffer.byteLength(text)) {
+      await this.handle.truncate(valid);
+      await this.handle.sync();
+    }
+    this.bytes = valid;
     return entries;
   }
 

@@ -81,8 +81,9 @@ export class SqlJsDatabase implements SqlDatabase {
         get: async <R>(sql: string, params: unknown[] = []) => this.query<R>(sql, params)[0],
         run: async (sql: string, params: unknown[] = []) => {
           const statement: Statement = [sql, normalize(params)];
+          const result = this.execute(statement);
           statements.push(statement);
-          return this.execute(statement);
+          return result;
         },
       };
       this.db.run('BEGIN');

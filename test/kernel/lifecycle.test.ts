@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -145,6 +145,7 @@ test('a setup that exceeds its timeout fails and is rolled back', async () => {
   const t = await createTestKernel({ log: quiet });
   const gate = deferred();
   let lateError: unknown;
+  let lateStorageError: unknown;
   const lateDone = deferred();
   try {
     const slow = definePlugin({
@@ -159,6 +160,11 @@ test('a setup that exceeds its timeout fails and is rolled back', async () => {
           ctx.ws.on('slow.late', () => {});
         } catch (error) {
           lateError = error;
+        }
+        try {
+          await ctx.storage.sql({ migrations: ['CREATE TABLE late (id INTEGER)'] });
+        } catch (error) {
+          lateStorageError = error;
         } finally {
           lateDone.resolve();
         }
@@ -172,6 +178,8 @@ test('a setup that exceeds its timeout fails and is rolled back', async () => {
     gate.resolve();
     await lateDone.promise;
     assert.instance(lateError, Error);
+    assert.instance(lateStorageError, Error);
+    assert.not.ok(existsSync(join(t.stateDir, 'data', 'slow.sqlite.journal')), 'no database was opened for the failed plugin');
     assert.equal(t.kernel.owned('slow'), { routes: 0, listeners: 0, timers: 0, wsHandlers: 0, services: 0, disposables: 0 });
     assert.is((await t.inject({ url: '/api/slow' })).status, 404);
     assert.is((await t.inject({ url: '/api/slow-late' })).status, 404);
@@ -290,6 +298,82 @@ test('inject helper works against an explicit base URL too', async () => {
     assert.is(res.body, 'pong');
   } finally {
     await t.close();
+  }
+});
+
+test('reloading a provider reloads its dependents after it', async () => {
+  const setups: string[] = [];
+  let generation = 0;
+  const a = definePlugin({
+    id: 'a', version: '1', provides: [tokenA],
+    setup(ctx) { generation++; setups.push('a'); ctx.provide(tokenA, { name: `a${generation}` }); },
+  });
+  const b = definePlugin({
+    id: 'b', version: '1', requires: [tokenA],
+    setup(ctx) {
+      const name = ctx.use(tokenA).name;
+      setups.push(`b(${name})`);
+      ctx.route({ method: 'GET', path: '/api/b', access: 'public', handler: () => ({ sees: name }) });
+    },
+  });
+  const t = await createTestKernel({ plugins: [b, a], log: quiet });
+  try {
+    assert.equal((await t.inject({ url: '/api/b' })).body, { sees: 'a1' });
+    const info = await t.kernel.reload('a');
+    assert.is(info.state, 'active');
+    assert.equal(setups, ['a', 'b(a1)', 'a', 'b(a2)']);
+    assert.ok(t.kernel.plugins().every((p) => p.state === 'active'));
+    assert.equal((await t.inject({ url: '/api/b' })).body, { sees: 'a2' });
+    assert.is(t.kernel.owned('b').routes, 1);
+  } finally {
+    await t.close();
+  }
+});
+
+test('unloading an unknown plugin is a 404; loading an active one is a 409', async () => {
+  const t = await createTestKernel({ log: quiet, plugins: [definePlugin({ id: 'here', version: '1', setup() {} })] });
+  try {
+    const unknown = await t.kernel.unload('nobody').then(() => undefined, (error: unknown) => error);
+    assert.ok(HttpError.is(unknown));
+    assert.is((unknown as HttpError).status, 404);
+    const again = await t.kernel.load(definePlugin({ id: 'here', version: '2', setup() {} })).then(() => undefined, (error: unknown) => error);
+    assert.ok(HttpError.is(again));
+    assert.is((again as HttpError).status, 409);
+    assert.is(t.kernel.plugins().find((p) => p.id === 'here')?.version, '1');
+  } finally {
+    await t.close();
+  }
+});
+
+test('requests before start() completes get 503 with Retry-After', async () => {
+  const stateDir = mkdtempSync(join(tmpdir(), 'svc-kernel-life-'));
+  const gate = deferred();
+  const kernel = createKernel({
+    stateDir, env: {}, log: quiet,
+    plugins: [definePlugin({
+      id: 'slowstart', version: '1',
+      async setup(ctx) {
+        ctx.route({ method: 'GET', path: '/api/slowstart', access: 'public', handler: () => 'ready' });
+        await gate.promise;
+      },
+    })],
+  });
+  try {
+    const { url } = await kernel.listen({ port: 0 });
+    const starting = kernel.start();
+    const early = await inject(url, { url: '/api/slowstart' });
+    assert.is(early.status, 503);
+    assert.is(early.headers.get('retry-after'), '1');
+    assert.is(early.body.code, 'SERVICE_UNAVAILABLE');
+    gate.resolve();
+    await starting;
+    const ready = await inject(url, { url: '/api/slowstart' });
+    assert.is(ready.status, 200);
+    assert.is(ready.body, 'ready');
+  } finally {
+    gate.resolve();
+    await kernel.stop();
+    rmSync(stateDir, { recursive: true, force: true });
   }
 });
 
