@@ -1,5 +1,5 @@
 import { lookup } from 'node:dns/promises';
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpRequest, type ClientRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { HttpError } from './errors.ts';
@@ -36,9 +36,13 @@ for (const [net, prefix] of [
   ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
 ] as const) blocked.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of [
-  ['::', 128], ['::1', 128], ['::ffff:0:0', 96], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64],
+  ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64],
   ['2001::', 32], ['2001:db8::', 32], ['2002::', 16], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
 ] as const) blocked.addSubnet(net, prefix, 'ipv6');
+// Kept apart: BlockList checks IPv4 addresses against IPv6 rules in their mapped form, so a
+// ::ffff:0:0/96 rule in `blocked` would refuse every IPv4 address.
+const ipv4Mapped = new BlockList();
+ipv4Mapped.addSubnet('::ffff:0:0', 96, 'ipv6');
 
 /**
  * True for addresses a server-side fetch of a user-supplied URL may reach: not private, loopback,
@@ -47,6 +51,7 @@ for (const [net, prefix] of [
 export function isPublicAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return false;
+  if (family === 6 && ipv4Mapped.check(address, 'ipv6')) return false;
   return !blocked.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
@@ -83,28 +88,35 @@ export async function safeFetch(rawUrl: string, options: SafeFetchOptions = {}):
     const onAbort = () => fail(new HttpError(499, 'CLIENT_CLOSED', 'Fetch aborted'));
     options.signal?.addEventListener('abort', onAbort, { once: true });
     const done = () => { clearTimeout(timer); options.signal?.removeEventListener('abort', onAbort); };
-    const req = send(url, { method: options.method ?? 'GET', headers: options.headers, lookup: pinned, agent: false }, (res) => {
-      if ((res.statusCode ?? 0) >= 300 && (res.statusCode ?? 0) < 400) {
-        done();
-        res.resume();
-        return fail(refuse(`Redirects are not allowed (status ${res.statusCode} to ${res.headers.location ?? 'unknown'})`));
-      }
-      const declared = Number(res.headers['content-length'] ?? 0);
-      if (declared > maxBytes) { done(); return fail(new HttpError(413, 'PAYLOAD_TOO_LARGE', `Response exceeds ${maxBytes} bytes`)); }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > maxBytes) { done(); return fail(new HttpError(413, 'PAYLOAD_TOO_LARGE', `Response exceeds ${maxBytes} bytes`)); }
-        chunks.push(chunk);
+    let req: ClientRequest;
+    try {
+      req = send(url, { method: options.method ?? 'GET', headers: options.headers, lookup: pinned, agent: false }, (res) => {
+        if ((res.statusCode ?? 0) >= 300 && (res.statusCode ?? 0) < 400) {
+          done();
+          res.resume();
+          return fail(refuse(`Redirects are not allowed (status ${res.statusCode} to ${res.headers.location ?? 'unknown'})`));
+        }
+        const declared = Number(res.headers['content-length'] ?? 0);
+        if (declared > maxBytes) { done(); return fail(new HttpError(413, 'PAYLOAD_TOO_LARGE', `Response exceeds ${maxBytes} bytes`)); }
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > maxBytes) { done(); return fail(new HttpError(413, 'PAYLOAD_TOO_LARGE', `Response exceeds ${maxBytes} bytes`)); }
+          chunks.push(chunk);
+        });
+        res.on('end', () => {
+          done();
+          const body = Buffer.concat(chunks);
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, address, text: () => body.toString('utf8') });
+        });
+        res.on('error', (error) => { done(); fail(new HttpError(502, 'UPSTREAM_ERROR', `Reading from ${url.host} failed: ${error.message}`)); });
       });
-      res.on('end', () => {
-        done();
-        const body = Buffer.concat(chunks);
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, address, text: () => body.toString('utf8') });
-      });
-      res.on('error', (error) => { done(); fail(new HttpError(502, 'UPSTREAM_ERROR', `Reading from ${url.host} failed: ${error.message}`)); });
-    });
+    } catch (error) {
+      // request() throws synchronously on an invalid method or header (e.g. CR/LF in a value).
+      done();
+      return reject(new HttpError(400, 'INVALID_REQUEST', `Invalid request: ${(error as Error).message}`));
+    }
     req.on('error', (error) => { done(); reject(HttpError.is(error) ? error : new HttpError(502, 'UPSTREAM_ERROR', `Fetching ${url.host} failed: ${error.message}`)); });
     req.end(options.body);
   });
@@ -112,7 +124,8 @@ export async function safeFetch(rawUrl: string, options: SafeFetchOptions = {}):
 
 /** Resolves every address of the host; all must be public (unless exempted) and the first is pinned. */
 async function resolveOnce(hostname: string, exempt: boolean): Promise<string> {
-  if (!exempt && (hostname === 'localhost' || hostname.endsWith('.localhost'))) throw refuse(`Host ${hostname} is not allowed`);
+  const name = hostname.replace(/\.$/, ''); // "localhost." is the same host as "localhost"
+  if (!exempt && (name === 'localhost' || name.endsWith('.localhost'))) throw refuse(`Host ${hostname} is not allowed`);
   let addresses: string[];
   if (isIP(hostname)) addresses = [hostname];
   else {

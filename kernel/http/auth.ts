@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AuthService } from '../../sdk/core.ts';
 import { errors, type HttpError } from '../../sdk/errors.ts';
@@ -28,7 +28,8 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '::1']);
 const TOKEN_HEADERS = ['x-svc-token', 'x-svcos-token', 'x-api-key', 'x-api-token'] as const;
 const WS_QUERY_KEYS = ['token', 'apiKey', 'api_key'] as const;
 
-const digest = (value: string) => createHash('sha256').update(value).digest();
+// One-shot hash: no Hash object per call, which matters on the per-request token check.
+const digest = (value: string) => hash('sha256', value, 'buffer');
 
 /** Constant-time: both sides are hashed to equal-length digests before comparison. */
 export function safeEqual(a: string, b: string): boolean {
@@ -66,10 +67,12 @@ export function presentedWsToken(headers: IncomingHttpHeaders, query: URLSearchP
 
 export function createAuthService(settings: AuthSettings): AuthService {
   const token = settings.token?.trim() || undefined;
+  // The configured side never changes, so every request hashes only the candidate.
+  const tokenDigest = token === undefined ? undefined : digest(token);
   return {
     tokenConfigured: token !== undefined,
     token: () => token,
-    verify: (candidate) => token !== undefined && candidate !== undefined && safeEqual(candidate, token),
+    verify: (candidate) => tokenDigest !== undefined && candidate !== undefined && timingSafeEqual(digest(candidate), tokenDigest),
     equal: safeEqual,
     isLoopback: isLoopbackIp,
   };
