@@ -9,6 +9,7 @@ export * from './errors.ts';
 export * from './results.ts';
 export * from './core.ts';
 export * from './agent.ts';
+export { createRegistry, type WatchedRegistry } from './registry.ts';
 export * from './sandbox.ts';
 export { specRoutes } from './spec-routes.ts';
 export { safeFetch, isPublicAddress, type SafeFetchOptions, type SafeResponse } from './safe-fetch.ts';

@@ -9,7 +9,8 @@ export type Validators = Partial<Record<Part, (value: unknown) => unknown>>;
 
 /**
  * Compiles a route's schemas once, at registration (F8). Params, query and headers are coerced from
- * strings: Clone → Default → Convert → Check. Bodies are JSON already: Default → Check.
+ * strings: shallow copy → Default → Convert → Check (they are flat, and Convert assigns rather than
+ * mutates, so a shallow copy keeps the framework's objects intact). Bodies are JSON already: Default → Check.
  */
 export function compileValidators(schema: RouteSchema | undefined): Validators {
   const out: Validators = {};
@@ -25,7 +26,7 @@ function compilePart(part: Part, schema: TSchema): (value: unknown) => unknown {
   const coerce = part !== 'body';
   const convert = compileConvert(validator, schema);
   return (input) => {
-    let value = coerce ? convert(validator.Default(Value.Clone(input ?? {}))) : validator.Default(input);
+    let value = coerce ? convert(validator.Default({ ...(input as object) })) : validator.Default(input);
     if (!coerce && value === undefined) value = input;
     if (validator.Check(value)) return value;
     const details = [...validator.Errors(value)].slice(0, 20).map((e) => ({ path: `${part}${e.instancePath}`, message: e.message }));

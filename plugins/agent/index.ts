@@ -1,10 +1,10 @@
 import {
   agentActions, agentEvaluators, agentMessages, agentModels, agentProviders, agentResets, agentRuntime, agentStatus, agentText,
   agentTrajectories, coreKernel, definePlugin, Type, type Action, type ContextProvider, type Evaluator, type ModelProvider, type ResetHook,
+  createRegistry,
 } from '../../sdk/index.ts';
 import { AgentEventLog } from './event-log.ts';
 import { createMessageStore } from './message-store.ts';
-import { createRegistry } from './registry.ts';
 import { registerCharacterRoutes } from './routes-character.ts';
 import { registerEventRoutes } from './routes-events.ts';
 import { registerLifecycleRoutes } from './routes-lifecycle.ts';

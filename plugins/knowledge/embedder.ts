@@ -17,33 +17,4 @@ export interface Embedder {
   batchSize?: number;
 }
 
-/** A registry that tells its owner when an entry comes or goes (so the active embedder can follow). */
-export interface WatchedRegistry<T extends { name: string }> extends Registry<T> {
-  onChange(listener: (name: string) => void): () => void;
-}
-
 export const knowledgeEmbedders = createToken<Registry<Embedder>>('knowledge.embedders');
-
-export function createWatchedRegistry<T extends { name: string }>(kind: string): WatchedRegistry<T> {
-  const items = new Map<string, T>();
-  const listeners = new Set<(name: string) => void>();
-  const changed = (name: string) => { for (const listener of listeners) listener(name); };
-  return {
-    add(item) {
-      if (items.has(item.name)) throw new Error(`A ${kind} named "${item.name}" is already registered`);
-      items.set(item.name, item);
-      changed(item.name);
-      return () => {
-        if (items.get(item.name) !== item) return;
-        items.delete(item.name);
-        changed(item.name);
-      };
-    },
-    get: (name) => items.get(name),
-    list: () => [...items.values()],
-    onChange(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-  };
-}

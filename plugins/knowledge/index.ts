@@ -1,7 +1,7 @@
-import { agentProviders, definePlugin } from '../../sdk/index.ts';
+import { agentProviders, createRegistry, definePlugin } from '../../sdk/index.ts';
 import { knowledgeProvider } from './agent-provider.ts';
 import { knowledgeConfig, listSetting } from './config.ts';
-import { createWatchedRegistry, knowledgeEmbedders, type Embedder } from './embedder.ts';
+import { knowledgeEmbedders, type Embedder } from './embedder.ts';
 import { createLocalEmbedder } from './embedders/local.ts';
 import { createOllamaEmbedder } from './embedders/ollama.ts';
 import { createOpenAiEmbedder } from './embedders/openai.ts';
@@ -22,7 +22,7 @@ export default definePlugin({
   config: knowledgeConfig,
   async setup(ctx) {
     const config = ctx.config.get();
-    const embedders = createWatchedRegistry<Embedder>('embedder');
+    const embedders = createRegistry<Embedder>('embedder');
     ctx.provide(knowledgeEmbedders, embedders);
     const remote = { baseUrl: config.embeddingBaseUrl, apiKey: config.embeddingApiKey, model: config.embeddingModel, dimensions: config.embeddingDimensions };
     for (const embedder of [createLocalEmbedder(), createOpenAiEmbedder(remote), createOllamaEmbedder(remote)]) ctx.track(embedders.add(embedder));

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { createToken, defineEvent, errors, HttpError, type AuditInput, type Logger } from '../../sdk/index.ts';
+import { createToken, defineEvent, errors, HttpError, type AuditInput, type Logger, type WatchedRegistry } from '../../sdk/index.ts';
 import { chunkText } from './chunker.ts';
-import type { Embedder, WatchedRegistry } from './embedder.ts';
+import type { Embedder } from './embedder.ts';
 import { activate, Engine, type ReembedProgress } from './engine.ts';
 import { extractDocument, type DocumentInput } from './extract.ts';
 import { Readiness, RETRY_AFTER_SECONDS } from './readiness.ts';
@@ -122,6 +122,8 @@ export class Knowledge implements KnowledgeService {
 
   async search(query: string, { threshold, limit, signal }: SearchOptions): Promise<SearchHit[]> {
     const engine = this.activeEngine();
+    // Embedding the query costs ~20 ms of CPU; with nothing indexed there is nothing to find.
+    if (engine.size === 0) return [];
     const [vector] = await engine.embed([query], signal);
     const hits = engine.search(vector!, limit, threshold);
     const contexts = await this.deps.store.contexts(hits.map((h) => h.id));

@@ -5,7 +5,7 @@ import { HttpError, roomIdFor } from '../../sdk/index.ts';
 import { ActionLineFilter, parseActionLine } from '../../plugins/agent/action-line.ts';
 import { Lifecycle } from '../../plugins/agent/lifecycle.ts';
 import { modelFailure } from '../../plugins/agent/model-errors.ts';
-import { createRegistry } from '../../plugins/agent/registry.ts';
+import { createRegistry } from '../../sdk/index.ts';
 
 test('parseActionLine reads the documented convention and nothing else', () => {
   assert.equal(parseActionLine('ACTION: CHECK_WEATHER {"city": "Paris", "days": 3}'), { name: 'CHECK_WEATHER', params: { city: 'Paris', days: '3' } });
