@@ -287,6 +287,32 @@ test('during reload the plugin paths answer 503 with Retry-After', async () => {
   }
 });
 
+test('while a provider reloads, its dependents\' paths answer 503, not 404', async () => {
+  const token = createToken<{ value: string }>('lifecycle.held');
+  const provider = (value: string, gate?: Promise<void>) => definePlugin({
+    id: 'held-provider', version: value, provides: [token],
+    async setup(ctx) { await gate; ctx.provide(token, { value }); },
+  });
+  const dependent = definePlugin({
+    id: 'held-dependent', version: '1', requires: [token],
+    setup(ctx) { const service = ctx.use(token); ctx.route({ method: 'GET', path: '/api/held', access: 'public', handler: () => service }); },
+  });
+  const t = await createTestKernel({ plugins: [provider('old'), dependent], log: quiet });
+  const gate = deferred();
+  try {
+    const reloading = t.kernel.reload('held-provider', provider('new', gate.promise));
+    const during = await t.inject({ url: '/api/held' });
+    assert.is(during.status, 503);
+    assert.is(during.headers.get('retry-after'), '1');
+    gate.resolve();
+    await reloading;
+    assert.equal((await t.inject({ url: '/api/held' })).body, { value: 'new' });
+  } finally {
+    gate.resolve();
+    await t.close();
+  }
+});
+
 test('inject helper works against an explicit base URL too', async () => {
   const t = await createTestKernel({
     log: quiet,
