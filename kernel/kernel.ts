@@ -109,6 +109,21 @@ export function createKernel(options: KernelOptions = {}) {
 
   const callback = app.callback();
 
+  /** Unloads plugins (dependents first), flushes storage, closes sockets and servers. */
+  async function stop(): Promise<void> {
+    if (phase === 'stopping') return;
+    phase = 'stopping';
+    await registry.unloadAll();
+    await storage.closeAll();
+    ws.close();
+    await Promise.all([...servers].map((server) => new Promise<void>((done) => {
+      server.close(() => done());
+      server.closeIdleConnections();
+      setTimeout(() => server.closeAllConnections(), 2000).unref();
+    })));
+  }
+
+
   return {
     stateDir,
     auth,
@@ -124,19 +139,7 @@ export function createKernel(options: KernelOptions = {}) {
       log.info(`Kernel running with ${registry.info().filter((p) => p.state === 'active').length} active plugins`, { tags: ['lifecycle'] });
       return { failed };
     },
-    /** Unloads plugins (dependents first), flushes storage, closes sockets and servers. */
-    async stop(): Promise<void> {
-      if (phase === 'stopping') return;
-      phase = 'stopping';
-      await registry.unloadAll();
-      await storage.closeAll();
-      ws.close();
-      await Promise.all([...servers].map((server) => new Promise<void>((done) => {
-        server.close(() => done());
-        server.closeIdleConnections();
-        setTimeout(() => server.closeAllConnections(), 2000).unref();
-      })));
-    },
+    stop,
     /** Listens on loopback by default; a non-loopback address needs a configured token. */
     async listen(listen: ListenOptions = {}): Promise<{ server: Server; url: string }> {
       const host = listen.host ?? '127.0.0.1';
@@ -151,7 +154,7 @@ export function createKernel(options: KernelOptions = {}) {
       if (listen.handleSignals) {
         const shutdown = (signal: string) => {
           log.info(`Received ${signal}, shutting down`, { tags: ['lifecycle'] });
-          this.stop().then(() => process.exit(0), (error) => { log.error('Shutdown failed', { error }); process.exit(1); });
+          stop().then(() => process.exit(0), (error) => { log.error('Shutdown failed', { error }); process.exit(1); });
         };
         process.once('SIGINT', shutdown);
         process.once('SIGTERM', shutdown);

@@ -25,8 +25,6 @@ export class StorageManager {
     return db;
   }
 
-  isOpen(pluginId: string): boolean { return this.open.has(pluginId); }
-
   async close(pluginId: string): Promise<void> {
     const pending = this.open.get(pluginId);
     if (!pending) return;

@@ -22,6 +22,8 @@ export const pairingService = createToken<PairingService>('auth.pairing');
 /** Normalizes a submitted code: only letters and digits, upper case ("abcd-efgh" → "ABCDEFGH"). */
 export const normalizeCode = (code: string) => code.replace(/[^A-Za-z0-9]/g, '').toUpperCase();
 
+const formatDuration = (ms: number) => (ms >= 60_000 ? `${Math.round(ms / 60_000)} min` : `${Math.round(ms / 1000)} s`);
+
 function generateCode(): string {
   let raw = '';
   for (let i = 0; i < 8; i++) raw += PAIRING_ALPHABET[randomInt(PAIRING_ALPHABET.length)];
@@ -37,7 +39,7 @@ export function createPairing(auth: AuthService, settings: PairingSettings, log:
 
   const issue = () => {
     current = { code: generateCode(), expiresAt: now() + settings.codeTtlMs };
-    log.info(`Pairing code: ${current.code} (valid ${Math.round(settings.codeTtlMs / 60000)} min, until ${new Date(current.expiresAt).toISOString()})`, { tags: ['pairing'] });
+    log.info(`Pairing code: ${current.code} (valid ${formatDuration(settings.codeTtlMs)}, until ${new Date(current.expiresAt).toISOString()})`, { tags: ['pairing'] });
     return current;
   };
   const active = () => (current && current.expiresAt > now() ? current : issue());
