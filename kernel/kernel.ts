@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
-import { auditRecorded, coreAuth, coreKernel, logWritten, type AuditEntry, type KernelInfo, type OwnedResources, type PluginInfo } from '../sdk/core.ts';
+import { auditRecorded, coreAuth, coreKernel, corePlugins, logWritten, type AuditEntry, type KernelInfo, type OwnedResources, type PluginHost, type PluginInfo } from '../sdk/core.ts';
 import type { Token } from '../sdk/tokens.ts';
 import type { AuditInput, PluginDef } from '../sdk/types.ts';
 import { ConfigStore } from './config.ts';
@@ -78,7 +78,7 @@ export function createKernel(options: KernelOptions = {}) {
   const parts: KernelParts = { services, events, routes, ws, logs, config, storage, timers, audit };
 
   registry = new PluginRegistry({
-    coreTokens: new Set([coreAuth.id, coreKernel.id]),
+    coreTokens: new Set([coreAuth.id, coreKernel.id, corePlugins.id]),
     defaultSetupTimeoutMs: options.setupTimeoutMs ?? 10_000,
     serviceProvider: (id) => services.providerOf(id),
     holdRoutes: (id) => routes.hold(id),
@@ -103,8 +103,20 @@ export function createKernel(options: KernelOptions = {}) {
     owned,
     probeStorage: () => storage.probe(),
   };
+  // Plugins that host others (VFS plugins) change the running set: each change is audited.
+  const audited = <T>(action: string, id: string, change: Promise<T>): Promise<T> => change.then((result) => {
+    audit('kernel', { type: 'privileged_capability_invocation', summary: `Plugin "${id}" ${action} at run time`, metadata: { plugin: id, action } });
+    return result;
+  });
+  const host: PluginHost = {
+    load: (def) => audited('loaded', def.id, registry.load(def)),
+    reload: (id, def) => audited('reloaded', id, registry.reload(id, def)),
+    unload: (id, opts) => audited('unloaded', id, registry.unload(id, opts)),
+    state: (id) => registry.state(id),
+  };
   services.provide('kernel', coreAuth, auth);
   services.provide('kernel', coreKernel, info);
+  services.provide('kernel', corePlugins, host);
   for (const def of options.plugins ?? []) registry.register(def);
 
   const callback = app.callback();

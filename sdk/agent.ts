@@ -181,7 +181,8 @@ export interface AgentStatusSnapshot {
   /** Milliseconds since the runtime started (kept while paused; 0 when not running). */
   uptime: number;
   startedAt: number | null;
-  autonomy: { enabled: boolean; thinking: boolean };
+  /** `lastEventAt`: Unix ms of the latest autonomy event (cycle start, thought, error, end), null before the first. */
+  autonomy: { enabled: boolean; thinking: boolean; lastEventAt: number | null };
   pendingRestart: boolean;
   pendingRestartReasons: string[];
 }
@@ -199,7 +200,23 @@ export interface AgentRuntime extends AgentStatusSource {
   respond(turn: AgentTurn): Promise<AgentReply>;
   /** Records that a change needs a runtime restart (status `pendingRestart`, WebSocket `restart-required`). */
   requireRestart(reason: string): void;
+  /**
+   * Hands instructions (a trigger's) to the agent. `inject_now` runs an autonomy cycle on them at once
+   * and resolves with its text; `next_autonomy_cycle` queues them for the next cycle (kept in memory, at
+   * most 50) and resolves `queued`. Throws 503 unless the agent is running.
+   */
+  instruct(request: InstructionRequest): Promise<InstructionOutcome>;
 }
+
+export type WakeMode = 'inject_now' | 'next_autonomy_cycle';
+export interface InstructionRequest {
+  text: string;
+  wakeMode: WakeMode;
+  /** Who asks (e.g. `trigger:<id>`); recorded in the agent event and the trajectory source. */
+  source: string;
+  signal?: AbortSignal;
+}
+export type InstructionOutcome = { mode: 'ran'; text: string } | { mode: 'queued'; queued: number };
 export const agentRuntime = createToken<AgentRuntime>('agent.runtime');
 
 /** Agent data held by other plugins (conversations, memories) that POST /api/agent/reset must wipe. */

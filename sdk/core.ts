@@ -1,6 +1,6 @@
 import type { TSchema } from 'typebox';
 import { createToken, defineEvent } from './tokens.ts';
-import type { Access, AuditSeverity, AuditType, LogLevel, PluginState } from './types.ts';
+import type { Access, AuditSeverity, AuditType, LogLevel, PluginDef, PluginState } from './types.ts';
 
 /** Token checks shared by the kernel and plugins that need them (pairing, terminal authorization). */
 export interface AuthService {
@@ -42,7 +42,23 @@ export interface KernelInfo {
   probeStorage(): Promise<boolean>;
 }
 
+/**
+ * Loads and unloads plugins at run time (for plugins that host others, such as VFS plugins). Lifecycle
+ * changes run one at a time: never await these from inside a `setup` or a disposable, which already run
+ * in that queue. Every change is audited.
+ */
+export interface PluginHost {
+  /** Loads a new plugin; 409 when one with that id is loaded. Resolves with its state (`failed` + error when setup threw). */
+  load(def: PluginDef<any>): Promise<PluginInfo>;
+  /** Replaces a loaded plugin with a new definition; its own paths answer 503 meanwhile, other routes are untouched. */
+  reload(id: string, def: PluginDef<any>): Promise<PluginInfo>;
+  /** Unloads a plugin (its dependents first with `cascade`, else 409). Resolves with the ids unloaded. */
+  unload(id: string, options?: { cascade?: boolean }): Promise<string[]>;
+  state(id: string): PluginState | undefined;
+}
+
 export const coreAuth = createToken<AuthService>('core.auth');
+export const corePlugins = createToken<PluginHost>('core.plugins');
 export const coreKernel = createToken<KernelInfo>('core.kernel');
 
 /** Emitted for every audit entry; the diagnostics plugin buffers and streams them. */

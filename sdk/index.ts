@@ -11,6 +11,7 @@ export * from './core.ts';
 export * from './agent.ts';
 export { createRegistry, type WatchedRegistry } from './registry.ts';
 export * from './sandbox.ts';
+export * from './workbench.ts';
 export { specRoutes } from './spec-routes.ts';
 export { safeFetch, isPublicAddress, type SafeFetchOptions, type SafeResponse } from './safe-fetch.ts';
 export type { SpecRoute, SpecRequest, SpecResponse } from './spec-routes.ts';

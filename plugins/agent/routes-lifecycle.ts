@@ -1,7 +1,7 @@
 import { coreKernel, Type, type AuditSeverity, type PluginContext } from '../../sdk/index.ts';
 import type { PipelineDeps } from './pipeline.ts';
 import type { AgentRuntimeService } from './runtime.ts';
-import { Status, statusBody } from './status-schema.ts';
+import { Autonomy, Status, statusBody } from './status-schema.ts';
 
 interface Operation {
   name: string;
@@ -87,7 +87,6 @@ export function registerLifecycleRoutes(ctx: PluginContext<any>, runtime: AgentR
     },
   });
 
-  const Autonomy = Type.Object({ enabled: Type.Boolean(), thinking: Type.Boolean({ description: 'A thinking cycle is running now' }) });
   ctx.route({
     method: 'GET', path: '/api/agent/autonomy', tags: ['agent'], summary: 'Whether autonomy is enabled and thinking',
     schema: { response: { 200: Autonomy } },

@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import {
-  errors, roomIdFor, type AgentReply, type AgentRuntime, type AgentState, type AgentStatusSnapshot, type AgentTurn, type Logger,
+  errors, roomIdFor, type AgentReply, type AgentRuntime, type AgentState, type AgentStatusSnapshot, type AgentTurn, type InstructionOutcome, type InstructionRequest, type Logger,
   type Registry, type ResetHook, type TextGenerator, type TrajectoryStore,
 } from '../../sdk/index.ts';
 import { AutonomyLoop } from './autonomy.ts';
@@ -50,7 +50,7 @@ export class AgentRuntimeService implements AgentRuntime, TextGenerator {
       ...deps.pipeline, log: deps.log, character: () => this.current, settings: () => deps.config(),
       onAction: (outcome) => this.sessionRun.emit({ stream: 'action', ...outcome }),
     };
-    this.autonomy = new AutonomyLoop({ intervalMs: deps.config().autonomyIntervalMs, events: deps.events, think: (previous, signal) => this.think(previous, signal) });
+    this.autonomy = new AutonomyLoop({ intervalMs: deps.config().autonomyIntervalMs, events: deps.events, think: (previous, instructions, source, signal) => this.think(previous, instructions, source, signal) });
   }
 
   static async create(deps: RuntimeDeps, agentId: string): Promise<AgentRuntimeService> {
@@ -101,7 +101,14 @@ export class AgentRuntimeService implements AgentRuntime, TextGenerator {
   }
 
   autonomyStatus() {
-    return { enabled: this.autonomyEnabled, thinking: this.autonomy.thinking };
+    return { enabled: this.autonomyEnabled, thinking: this.autonomy.thinking, lastEventAt: this.autonomy.lastEventAt };
+  }
+
+  async instruct({ text, wakeMode, source, signal }: InstructionRequest): Promise<InstructionOutcome> {
+    this.assertRunning();
+    if (!text.trim()) throw errors.badRequest('Instructions are required');
+    if (wakeMode === 'next_autonomy_cycle') return { mode: 'queued', queued: this.autonomy.enqueue(text) };
+    return { mode: 'ran', text: await this.autonomy.runNow(text, source, signal) };
   }
 
   async setAutonomy(enabled: boolean): Promise<void> {
@@ -219,9 +226,10 @@ export class AgentRuntimeService implements AgentRuntime, TextGenerator {
     this.deps.broadcast({ type: 'status', ...this.status() });
   }
 
-  private async think(previous: string[], signal: AbortSignal): Promise<string> {
+  private async think(previous: string[], instructions: string[], source: string, signal: AbortSignal): Promise<string> {
+    const text = instructions.length ? `${AUTONOMY_PROMPT}\n\nInstructions to act on now:\n${instructions.map((i) => `- ${i}`).join('\n')}` : AUTONOMY_PROMPT;
     const turn: AgentTurn = {
-      roomId: roomIdFor('autonomy', this.agentId), text: AUTONOMY_PROMPT, source: 'autonomy', purpose: 'autonomy', store: 'none', signal,
+      roomId: roomIdFor('autonomy', this.agentId), text, source, purpose: 'autonomy', store: 'none', signal,
       history: previous.map((content) => ({ role: 'assistant', content })),
     };
     return (await startReply(this.pipeline, turn, this.session.signal, { providers: true, actions: false })).text();
