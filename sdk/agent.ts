@@ -208,6 +208,9 @@ export interface AgentRuntime extends AgentStatusSource {
   instruct(request: InstructionRequest): Promise<InstructionOutcome>;
 }
 
+/** Heads the list of instructions in an autonomy prompt (one `- ` line each), so models can find them. */
+export const INSTRUCTIONS_HEADING = 'Instructions to act on now:';
+
 export type WakeMode = 'inject_now' | 'next_autonomy_cycle';
 export interface InstructionRequest {
   text: string;

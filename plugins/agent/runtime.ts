@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import {
-  errors, roomIdFor, type AgentReply, type AgentRuntime, type AgentState, type AgentStatusSnapshot, type AgentTurn, type InstructionOutcome, type InstructionRequest, type Logger,
+  errors, INSTRUCTIONS_HEADING, roomIdFor, type AgentReply, type AgentRuntime, type AgentState, type AgentStatusSnapshot, type AgentTurn, type InstructionOutcome, type InstructionRequest, type Logger,
   type Registry, type ResetHook, type TextGenerator, type TrajectoryStore,
 } from '../../sdk/index.ts';
 import { AutonomyLoop } from './autonomy.ts';
@@ -227,7 +227,7 @@ export class AgentRuntimeService implements AgentRuntime, TextGenerator {
   }
 
   private async think(previous: string[], instructions: string[], source: string, signal: AbortSignal): Promise<string> {
-    const text = instructions.length ? `${AUTONOMY_PROMPT}\n\nInstructions to act on now:\n${instructions.map((i) => `- ${i}`).join('\n')}` : AUTONOMY_PROMPT;
+    const text = instructions.length ? `${AUTONOMY_PROMPT}\n\n${INSTRUCTIONS_HEADING}\n${instructions.map((i) => `- ${i.replace(/\s*\n\s*/g, ' ')}`).join('\n')}` : AUTONOMY_PROMPT;
     const turn: AgentTurn = {
       roomId: roomIdFor('autonomy', this.agentId), text, source, purpose: 'autonomy', store: 'none', signal,
       history: previous.map((content) => ({ role: 'assistant', content })),

@@ -1,4 +1,4 @@
-import type { ModelRequest } from '../../sdk/index.ts';
+import { INSTRUCTIONS_HEADING, type ModelRequest } from '../../sdk/index.ts';
 import { listing, pick, truncate } from './text.ts';
 
 type Character = ModelRequest['context']['character'];
@@ -16,10 +16,19 @@ export function greeting(c: Character, seed: number): string {
 }
 
 /** One autonomy cycle's reflection: a topic of the character, plus the best retrieved item when there is one. */
-export function thought(c: Character, providers: Providers, cycle: number): string {
+export function thought(c: Character, providers: Providers, cycle: number, prompt: string): string {
+  const instructions = instructionsIn(prompt);
+  if (instructions.length) return `Acting on ${instructions.length === 1 ? 'the instruction' : `${instructions.length} instructions`}: ${instructions.map((i) => `“${truncate(i, 200)}”`).join('; ')}.`;
   const item = providers.flatMap((p) => p.result.items ?? []).sort((a, b) => (b.score ?? 0) - (a.score ?? 0))[0];
   const noted = item ? ` Something worth keeping in mind: “${truncate(item.text, 160)}”` : ' Nothing new has come up, so I will stay ready for the next message.';
   return `Reflecting on ${topicOf(c, cycle)}.${noted}`;
+}
+
+/** The `- ` lines under the instructions heading of an autonomy prompt. */
+function instructionsIn(prompt: string): string[] {
+  const at = prompt.indexOf(INSTRUCTIONS_HEADING);
+  if (at === -1) return [];
+  return prompt.slice(at + INSTRUCTIONS_HEADING.length).split('\n').filter((line) => line.startsWith('- ')).map((line) => line.slice(2).trim());
 }
 
 const DEFAULT_ADJECTIVES = ['friendly', 'curious', 'patient', 'thoughtful', 'direct'];

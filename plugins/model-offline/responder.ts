@@ -22,7 +22,7 @@ export function answer(request: ModelRequest): OfflineAnswer {
   const history = request.messages.filter((m) => m.role !== 'system').slice(0, -1);
   const seed = hash(context.userText) + history.filter((m) => m.role === 'user').length;
   if (purpose === 'greeting') return { text: greeting(context.character, seed) };
-  if (purpose === 'autonomy') return { text: thought(context.character, context.providers, history.length) };
+  if (purpose === 'autonomy') return { text: thought(context.character, context.providers, history.length, context.userText) };
   if (purpose.startsWith(GENERATE_PREFIX)) return { text: generateField(purpose.slice(GENERATE_PREFIX.length), context.character, context.userText) };
 
   const text = context.userText.trim();

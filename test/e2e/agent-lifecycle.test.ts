@@ -53,7 +53,7 @@ test('autonomy runs on its interval and its events reach /ws as they happen', as
   const { ws, received } = listen(server);
   try {
     await until(() => received.length > 0, 'the status message');
-    assert.equal(await (await postJson(`${server.url}/api/agent/autonomy`, { enabled: true })).json(), { enabled: true, thinking: false });
+    assert.equal(await (await postJson(`${server.url}/api/agent/autonomy`, { enabled: true })).json(), { enabled: true, thinking: false, lastEventAt: null });
     const thought = await until(() => received.find((m) => m.type === 'agent_event' && m.payload.stream === 'autonomy' && m.payload.phase === 'thought'), 'a thought on /ws');
     assert.match(thought.payload.text, /^Reflecting on /);
     await postJson(`${server.url}/api/agent/autonomy`, { enabled: false });

@@ -20,7 +20,7 @@ test('GET /api/status carries both spec shapes', async () => {
     assert.is(body.agentName, 'Juno');
     assert.is(body.name, 'Juno');
     assert.is(body.model, 'svc-offline-1');
-    assert.equal(body.autonomy, { enabled: false, thinking: false });
+    assert.equal(body.autonomy, { enabled: false, thinking: false, lastEventAt: null });
     assert.is(body.pendingRestart, false);
     assert.type(body.startedAt, 'number');
     assert.ok(body.uptime >= 0);
@@ -92,13 +92,13 @@ test('restart and its alias restart in-process and clear pending restart reasons
 test('autonomy: a loop that really runs on its interval, emits events, stops with the agent', async () => {
   const k = await startAgentKernel({ agent: { autonomyIntervalMs: 60 } });
   try {
-    assert.equal((await k.inject({ url: '/api/agent/autonomy' })).body, { enabled: false, thinking: false });
+    assert.equal((await k.inject({ url: '/api/agent/autonomy' })).body, { enabled: false, thinking: false, lastEventAt: null });
     const enabled = await post(k, '/api/agent/autonomy', { enabled: true });
     assert.is(enabled.status, 200);
     assert.is(enabled.body.enabled, true);
     assert.is((await post(k, '/api/agent/autonomy', { enabled: 'yes' })).status, 400);
     const thoughts = await until(async () => {
-      const events = (await k.inject({ url: '/api/agent/events?limit=1000' })).body.events as { runId: string; seq: number; payload: { stream: string; phase: string; text?: string } }[];
+      const events = (await k.inject({ url: '/api/agent/events?limit=1000' })).body.events as { runId: string; seq: number; ts: number; payload: { stream: string; phase: string; text?: string } }[];
       const done = events.filter((e) => e.payload.stream === 'autonomy' && e.payload.phase === 'thought');
       return done.length >= 2 ? { events, done } : undefined;
     }, 'two autonomy cycles');
@@ -106,6 +106,7 @@ test('autonomy: a loop that really runs on its interval, emits events, stops wit
     const run = thoughts.events.filter((e) => e.runId === thoughts.done[0]!.runId);
     assert.equal(run.map((e) => `${e.seq}:${e.payload.phase}`), ['0:start', '1:thought', '2:end']);
     assert.ok((await k.kernel.resolve(agentTrajectories)!.list({ source: 'autonomy' })).total >= 2, 'each cycle is a trajectory');
+    assert.ok((await k.inject({ url: '/api/agent/autonomy' })).body.lastEventAt >= thoughts.done[0]!.ts, 'lastEventAt follows the cycles');
 
     await post(k, '/api/agent/pause');
     assert.is((await k.inject({ url: '/api/agent/autonomy' })).body.enabled, false, 'pause disables autonomy');
