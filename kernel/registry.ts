@@ -58,8 +58,11 @@ export class PluginRegistry {
     return this.enqueue(async () => {
       const existing = this.records.get(def.id);
       if (existing && (existing.state === 'active' || existing.state === 'loading')) throw errors.conflict(`Plugin "${def.id}" is already loaded`);
-      this.records.set(def.id, { def, state: 'registered', stack: [], controller: new AbortController() });
-      await this.loadOne(this.records.get(def.id)!);
+      const record: PluginRecord = { def, state: 'registered', stack: [], controller: new AbortController() };
+      this.records.set(def.id, record);
+      await this.loadOne(record);
+      // Plugins that use its tokens optionally were set up without them: they are set up again to see them.
+      if (record.state === 'active') await this.setUpAgain(this.dependentsOf(def.id, true));
       return this.info().find((p) => p.id === def.id)!;
     });
   }
@@ -86,28 +89,30 @@ export class PluginRegistry {
    */
   reload(id: string, next?: PluginDef<any>): Promise<PluginInfo> {
     return this.enqueue(async () => {
-      const record = this.records.get(id);
-      if (!record) throw errors.notFound(`Plugin "${id}" is not registered`);
-      const dependents = this.dependentsOf(id, true).map((d) => this.records.get(d)!);
-      // Dependents are set up again too, so their paths answer 503 (not 404) meanwhile.
-      const held = [id, ...dependents.map((d) => d.def.id)];
-      for (const h of held) this.hooks.holdRoutes(h);
-      try {
-        for (const dependent of [...dependents].reverse()) await this.unloadOne(dependent);
-        await this.unloadOne(record);
-        const fresh: PluginRecord = { def: next ?? record.def, state: 'registered', stack: [], controller: new AbortController() };
-        this.records.set(id, fresh);
-        await this.loadOne(fresh);
-        for (const dependent of dependents) {
-          const again: PluginRecord = { def: dependent.def, state: 'registered', stack: [], controller: new AbortController() };
-          this.records.set(dependent.def.id, again);
-          await this.loadOne(again);
-        }
-      } finally {
-        for (const h of held) this.hooks.releaseRoutes(h);
-      }
+      if (!this.records.has(id)) throw errors.notFound(`Plugin "${id}" is not registered`);
+      // Dependents are set up again too (they hold the old instance), so their paths answer 503 (not 404) meanwhile.
+      await this.setUpAgain([id, ...this.dependentsOf(id, true)], next);
       return this.info().find((p) => p.id === id)!;
     });
+  }
+
+  /**
+   * Unloads these plugins (given in load order, so the last first) and loads them again, `replacement`
+   * taking the place of the plugin with its id. Their paths answer 503 meanwhile.
+   */
+  private async setUpAgain(ids: string[], replacement?: PluginDef<any>): Promise<void> {
+    const records = ids.map((id) => this.records.get(id)!);
+    for (const id of ids) this.hooks.holdRoutes(id);
+    try {
+      for (const record of [...records].reverse()) await this.unloadOne(record);
+      for (const { def } of records) {
+        const fresh: PluginRecord = { def: replacement?.id === def.id ? replacement : def, state: 'registered', stack: [], controller: new AbortController() };
+        this.records.set(def.id, fresh);
+        await this.loadOne(fresh);
+      }
+    } finally {
+      for (const id of ids) this.hooks.releaseRoutes(id);
+    }
   }
 
   /** Unloads every active plugin, dependents before their providers. */

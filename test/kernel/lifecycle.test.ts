@@ -356,6 +356,28 @@ test('reloading a provider reloads its dependents after it', async () => {
   }
 });
 
+test('a provider loaded later sets up again the active plugins that use its token optionally', async () => {
+  const k = await createTestKernel({ plugins: [] });
+  try {
+    const seen: (string | undefined)[] = [];
+    await k.kernel.load(definePlugin({
+      id: 'user', version: '1.0.0', optional: [tokenA],
+      setup(ctx) {
+        const found = ctx.tryUse(tokenA)?.name;
+        seen.push(found);
+        ctx.route({ method: 'GET', path: '/api/user', handler: () => ({ found: found ?? null }) });
+      },
+    }));
+    assert.equal((await k.inject({ url: '/api/user' })).body, { found: null });
+    await k.kernel.load(definePlugin({ id: 'alpha', version: '1.0.0', provides: [tokenA], setup(ctx) { ctx.provide(tokenA, { name: 'alpha' }); } }));
+    assert.equal(seen, [undefined, 'alpha']);
+    assert.equal((await k.inject({ url: '/api/user' })).body, { found: 'alpha' });
+    assert.is(k.kernel.plugins().find((p) => p.id === 'user')!.state, 'active');
+  } finally {
+    await k.close();
+  }
+});
+
 test('unloading an unknown plugin is a 404; loading an active one is a 409', async () => {
   const t = await createTestKernel({ log: quiet, plugins: [definePlugin({ id: 'here', version: '1', setup() {} })] });
   try {
