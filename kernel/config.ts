@@ -5,7 +5,7 @@ import { Compile } from 'typebox/compile';
 import Value from 'typebox/value';
 import { errors } from '../sdk/errors.ts';
 import type { PluginConfig } from '../sdk/types.ts';
-import { writeFileAtomic } from './atomic-file.ts';
+import { writeFileAtomic } from '../sdk/atomic-file.ts';
 import { redactBySchema } from './redact.ts';
 import { SecretBox } from './secrets.ts';
 

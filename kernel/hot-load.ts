@@ -3,7 +3,7 @@ import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 import type { PluginDef } from '../sdk/types.ts';
-import { writeFileAtomic } from './atomic-file.ts';
+import { writeFileAtomic } from '../sdk/atomic-file.ts';
 
 /**
  * Loads a plugin module from disk as it is now. Re-importing a changed .ts file returns the stale module

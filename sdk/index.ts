@@ -13,6 +13,7 @@ export { createRegistry, type WatchedRegistry } from './registry.ts';
 export * from './sandbox.ts';
 export * from './workbench.ts';
 export { specRoutes } from './spec-routes.ts';
+export { writeFileAtomic, syncDir } from './atomic-file.ts';
 export { safeFetch, isPublicAddress, type SafeFetchOptions, type SafeResponse } from './safe-fetch.ts';
 export type { SpecRoute, SpecRequest, SpecResponse } from './spec-routes.ts';
 

@@ -50,6 +50,8 @@ export interface VfsFileInfo { path: string; type: 'file' | 'directory'; size: n
  * VFS projects (provided by the `vfs` plugin): isolated virtual file trees with quotas and snapshots.
  * Paths are virtual (`src/index.ts`); invalid or traversing paths throw 400 INVALID_PATH, a missing
  * project 404 PROJECT_NOT_FOUND, a missing file 404 FILE_NOT_FOUND, a quota breach 413 QUOTA_EXCEEDED.
+ * Also: an invalid project id throws 400 INVALID_REQUEST; a write that would make a path both a file and
+ * a directory throws 409 PATH_CONFLICT. Operations on one project run one at a time, in call order.
  */
 export interface VfsProjects {
   /** Throws 404 PROJECT_NOT_FOUND unless the project exists. */

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import initSqlJs, { type Database, type SqlValue } from 'sql.js';
 import type { SqlDatabase, SqlRunResult } from '../../sdk/types.ts';
-import { writeFileAtomic } from '../atomic-file.ts';
+import { writeFileAtomic } from '../../sdk/atomic-file.ts';
 import { Journal } from './journal.ts';
 
 let engine: ReturnType<typeof initSqlJs> | undefined;

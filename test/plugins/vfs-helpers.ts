@@ -1,0 +1,54 @@
+// Shared by the VFS tests (not a test file): a kernel with the vfs plugin on a state dir of its own that
+// survives restarts, a request helper that keeps every response body (to prove none shows a host path),
+// and a count of the blob files on disk.
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import vfs from '../../plugins/vfs/index.ts';
+import type { PluginDef } from '../../sdk/index.ts';
+import { createTestKernel, type InjectRequest, type InjectResponse, type TestKernel } from '../../sdk/testing.ts';
+
+export const PROJECTS = '/api/workbench/vfs/projects';
+
+export interface VfsKernel {
+  kernel: TestKernel;
+  call(request: InjectRequest): Promise<InjectResponse>;
+  /** Stops the kernel and starts it again on the same state dir. */
+  restart(): Promise<void>;
+  /** Blob files on disk (temp files excluded). */
+  blobCount(): number;
+  /** Every response body seen so far, joined. */
+  seen(): string;
+  readonly stateDir: string;
+  close(): Promise<void>;
+}
+
+export async function startVfs(options: { config?: Record<string, unknown>; plugins?: PluginDef<any>[] } = {}): Promise<VfsKernel> {
+  const stateDir = mkdtempSync(join(tmpdir(), 'svc-vfs-'));
+  const bodies: string[] = [];
+  const boot = () => createTestKernel({ plugins: [vfs, ...(options.plugins ?? [])], stateDir, config: { vfs: options.config ?? {} } });
+  let kernel = await boot();
+  const blobs = join(stateDir, 'plugins', 'vfs', 'blobs');
+  return {
+    get kernel() { return kernel; },
+    stateDir,
+    async call(request) {
+      const response = await kernel.inject(request);
+      bodies.push(response.text);
+      return response;
+    },
+    async restart() {
+      await kernel.close();
+      kernel = await boot();
+    },
+    blobCount: () => !existsSync(blobs) ? 0 : readdirSync(blobs, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile() && !entry.name.endsWith('.tmp')).length,
+    seen: () => bodies.join('\n'),
+    async close() {
+      await kernel.close();
+      rmSync(stateDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Query string for a file path. */
+export const q = (path: string) => `path=${encodeURIComponent(path)}`;
