@@ -44,23 +44,23 @@ export function createContext(record: PluginRecord, parts: KernelParts): PluginC
     assertLive();
     track(register());
   };
-  /** A fired one-shot timer leaves the stack at once, so rescheduling plugins do not grow it. */
-  const timer = (start: (fired: () => void) => NodeJS.Timeout, clear: (h: NodeJS.Timeout) => void) => own(() => {
+  /** A fired one-shot or cancelled timer leaves the stack at once, so rescheduling plugins do not grow it. */
+  const timer = (start: (fired: () => void) => NodeJS.Timeout, clear: (h: NodeJS.Timeout) => void): (() => void) => {
+    assertLive();
     let live = true;
-    const release = () => {
+    const leave = () => {
       if (!live) return;
       live = false;
       parts.timers.set(id, (parts.timers.get(id) ?? 1) - 1);
-    };
-    const handle = start(() => {
-      release();
       const at = record.stack.indexOf(dispose);
       if (at !== -1) record.stack.splice(at, 1);
-    });
-    const dispose = () => { clear(handle); release(); };
+    };
+    const handle = start(leave);
+    const dispose = () => { clear(handle); leave(); };
     parts.timers.set(id, (parts.timers.get(id) ?? 0) + 1);
+    track(dispose);
     return dispose;
-  });
+  };
   const storageDir = parts.storage.dir(id);
   return {
     id,

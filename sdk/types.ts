@@ -147,8 +147,10 @@ export interface PluginContext<C = Record<string, unknown>> {
     onConnect(handler: (client: WsClient) => void | Promise<void>): void;
     broadcast(message: unknown): void;
   };
-  setInterval(fn: () => void, ms: number): void;
-  setTimeout(fn: () => void, ms: number): void;
+  /** Repeats `fn` until unload or until the returned function cancels it. */
+  setInterval(fn: () => void, ms: number): () => void;
+  /** Runs `fn` once after `ms`, unless unloaded first or cancelled with the returned function. */
+  setTimeout(fn: () => void, ms: number): () => void;
   /** Adds a disposable to this plugin's stack; released LIFO at unload. */
   track(disposable: Disposable): void;
   audit(entry: AuditInput): void;

@@ -1,7 +1,7 @@
 import { agentRuntime, definePlugin, triggerDirectory, Type, type PluginContext } from '../../sdk/index.ts';
 import { registerTriggerRoutes } from './routes.ts';
 import { registerWorkflowRoutes } from './routes-workflow.ts';
-import { createScheduler, systemClock } from './scheduler.ts';
+import { createScheduler, type Clock } from './scheduler.ts';
 import { MISSED_RUN_RULE, type StoredTrigger } from './schemas.ts';
 import { createTriggers } from './service.ts';
 import { createTriggerStore, migrations } from './store.ts';
@@ -26,8 +26,8 @@ export default definePlugin({
   async setup(ctx) {
     const { catchUpWindowMs } = ctx.config.get();
     const store = createTriggerStore(await ctx.storage.sql({ migrations }));
-    // Node timers, not ctx.setTimeout: the one timer is re-armed after every change, and ctx timers cannot be cancelled.
-    const clock = systemClock;
+    // Kernel timers: owned by the plugin (released at unload) and cancelled on every re-arm.
+    const clock: Clock = { now: Date.now, setTimer: (fn, ms) => ctx.setTimeout(fn, ms), clearTimer: (cancel) => (cancel as () => void)() };
     const triggers = createTriggers({
       store, now: clock.now, catchUpWindowMs, log: ctx.log,
       execute: async (trigger) => instruct(ctx, trigger),

@@ -5,13 +5,6 @@ export interface Clock {
   clearTimer(handle: unknown): void;
 }
 
-/** Node's clock and timers. */
-export const systemClock: Clock = {
-  now: () => Date.now(),
-  setTimer: (fn, ms) => setTimeout(fn, ms),
-  clearTimer: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
-
 /** Longest delay a Node timer takes (larger ones fire at once); a later run re-arms on wake-up. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 

@@ -133,6 +133,25 @@ test('a fired ctx.setTimeout leaves the stack and the timer count', async () => 
   }
 });
 
+test('a cancelled ctx.setTimeout or ctx.setInterval never fires and leaves the stack and the timer count', async () => {
+  const t = await createTestKernel({ log: quiet });
+  try {
+    let fired = 0;
+    await t.kernel.load(definePlugin({
+      id: 'canceller', version: '1',
+      setup(ctx) {
+        for (let i = 0; i < 10; i++) ctx.setTimeout(() => { fired++; }, 20)();
+        ctx.setInterval(() => { fired++; }, 5)();
+      },
+    }));
+    assert.equal(t.kernel.owned('canceller'), zero);
+    await sleep(60);
+    assert.is(fired, 0);
+  } finally {
+    await t.close();
+  }
+});
+
 test('stop() unloads every plugin, dependents before providers', async () => {
   const order: string[] = [];
   const t = await createTestKernel({

@@ -199,6 +199,8 @@ test('the schedule survives a restart: nextRunAtMs is persisted, not recomputed'
 
 test('unloading the plugin stops the scheduler and releases everything it owned', async () => {
   await create(every(1));
+  await create(every(2));
+  assert.is(kernel.kernel.owned('triggers').timers, 1, 'one kernel-owned timer for all triggers, re-armed on change');
   await kernel.kernel.unload('triggers');
   assert.equal(kernel.kernel.owned('triggers'), { routes: 0, listeners: 0, timers: 0, wsHandlers: 0, services: 0, disposables: 0 });
   assert.is((await call({ url: '/api/triggers' })).status, 404);
