@@ -4,9 +4,8 @@
 // the same code as a plain in-process async function. Not a test: `npm test` never runs it.
 import { availableParallelism, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { guestFetch } from '../plugins/custom-actions/guest-fetch.ts';
 import sandbox from '../sandbox/index.ts';
-import { coreSandbox, type SandboxService } from '../sdk/index.ts';
+import { coreSandbox, guestFetch, type SandboxService } from '../sdk/index.ts';
 import { createTestKernel } from '../sdk/testing.ts';
 
 const ITERATIONS = 400;

@@ -17,8 +17,9 @@ import modelOpenAi from './model-openai/index.ts';
 import runtime from './runtime/index.ts';
 import triggers from './triggers/index.ts';
 import vfs from './vfs/index.ts';
+import vfsPlugins from './vfs-plugins/index.ts';
 import workbench from './workbench/index.ts';
 
 /** The default bundle `npm start` runs. */
 export const defaultPlugins: PluginDef<any>[] = [runtime, diagnostics, auth, agent, modelOffline, memory, conversations, compatV1, knowledge, sandbox, customActions,
-  modelOpenAi, modelAnthropic, modelGoogle, modelOllama, workbench, cloudCoding, vfs, triggers];
+  modelOpenAi, modelAnthropic, modelGoogle, modelOllama, workbench, cloudCoding, vfs, triggers, vfsPlugins];

@@ -5,6 +5,10 @@ import { resolve } from 'node:path';
 import { coreSandbox, definePlugin, Type } from '../sdk/index.ts';
 import { bwrapWorks } from './bwrap.ts';
 import { createCodeRunner } from './code-runner.ts';
+import { compileProject } from './compile.ts';
+import { createGate } from './gate.ts';
+import { buildGuestSdkScript } from './guest-sdk-script.ts';
+import { createModuleHost } from './module-host.ts';
 import { hasNoSnapshotFlag, MISSING_FLAG_MESSAGE } from './node-flags.ts';
 import { createScratchRoot } from './scratch.ts';
 import { createSandboxService } from './service.ts';
@@ -16,7 +20,7 @@ const NOBODY = 65534;
 export default definePlugin({
   id: 'sandbox',
   version: '0.1.0',
-  description: 'Runs untrusted code in isolated-vm isolates and shell commands in bubblewrap',
+  description: 'Runs untrusted code and VFS plugins in isolated-vm isolates, compiles VFS projects with esbuild, runs shell commands in bubblewrap',
   provides: [coreSandbox],
   config: Type.Object({
     shellEnabled: Type.Boolean({ default: true, env: 'SVC_SHELL_ENABLED', description: 'The shell permission (0 disables every shell command)' }),
@@ -29,6 +33,8 @@ export default definePlugin({
     maxConcurrentShell: Type.Integer({ minimum: 1, default: 4 }),
     isolatePoolSize: Type.Integer({ minimum: 0, maximum: 32, default: 2, description: 'Isolates prepared ahead of time' }),
     maxConcurrentRuns: Type.Integer({ minimum: 1, default: 8 }),
+    maxConcurrentCompiles: Type.Integer({ minimum: 1, default: 4 }),
+    maxConcurrentLoads: Type.Integer({ minimum: 1, default: 4, description: 'VFS plugin modules being loaded at once' }),
   }),
   async setup(ctx) {
     if (!hasNoSnapshotFlag()) throw new Error(MISSING_FLAG_MESSAGE);
@@ -40,6 +46,15 @@ export default definePlugin({
       onCatastrophicError: (message) => ctx.log.error(`Isolate failure: ${message}`, { tags: ['sandbox'] }),
     });
     ctx.track(() => runner.close());
+    let guestSdk: Promise<string> | undefined;
+    const modules = createModuleHost(ivm, {
+      // Built on first use, not at startup: most servers never load a VFS plugin.
+      guestSdk: () => (guestSdk ??= buildGuestSdkScript().catch((error) => { guestSdk = undefined; throw error; })),
+      maxConcurrentLoads: config.maxConcurrentLoads,
+      onCatastrophicError: (message) => ctx.log.error(`Module isolate failure: ${message}`, { tags: ['sandbox'] }),
+    });
+    ctx.track(() => modules.close());
+    const compiles = createGate(config.maxConcurrentCompiles, 'compiles');
 
     const scratchRoot = await createScratchRoot();
     ctx.track(() => rm(scratchRoot, { recursive: true, force: true }));
@@ -59,6 +74,11 @@ export default definePlugin({
 
     ctx.provide(coreSandbox, createSandboxService({
       runCode: runner.runCode,
+      async compile(request) {
+        const leave = compiles.enter();
+        try { return await compileProject(request); } finally { leave(); }
+      },
+      loadModule: modules.loadModule,
       shell: {
         enabled: config.shellEnabled, requireIsolation: config.shellSandbox === 'required', maxConcurrent: config.maxConcurrentShell,
         scratchRoot, hidden, isolated, user, defaultTimeoutMs: config.shellTimeoutMs,

@@ -1,9 +1,14 @@
-import { errors, type AuditInput, type RunCodeRequest, type RunResult, type SandboxService, type ShellRequest } from '../sdk/index.ts';
+import {
+  errors, type AuditInput, type CompileRequest, type CompileResult, type LoadModuleRequest, type RunCodeRequest, type RunResult,
+  type SandboxModule, type SandboxService, type ShellRequest,
+} from '../sdk/index.ts';
 import { createGate } from './gate.ts';
 import { runShellCommand, type ShellRunnerSettings } from './shell-runner.ts';
 
 export interface SandboxParts {
   runCode(request: RunCodeRequest): Promise<RunResult>;
+  compile(request: CompileRequest): Promise<CompileResult>;
+  loadModule(request: LoadModuleRequest): Promise<SandboxModule>;
   shell: ShellRunnerSettings & {
     enabled: boolean;
     /** Refuse commands when bubblewrap is not usable. */
@@ -13,7 +18,7 @@ export interface SandboxParts {
   audit(entry: AuditInput): void;
 }
 
-/** `core.sandbox`: the code runner, and the shell choke point behind the shell permission and the audit log. */
+/** `core.sandbox`: the code runner, the VFS compiler and module host, and the shell choke point behind the shell permission and the audit log. */
 export function createSandboxService(parts: SandboxParts): SandboxService {
   const { shell, audit } = parts;
   let shellEnabled = shell.enabled;
@@ -21,6 +26,8 @@ export function createSandboxService(parts: SandboxParts): SandboxService {
 
   return {
     runCode: parts.runCode,
+    compile: parts.compile,
+    loadModule: parts.loadModule,
     async runShell(request: ShellRequest) {
       const metadata = {
         origin: request.origin, command: request.command.slice(0, 500), params: Object.keys(request.params ?? {}),

@@ -11,6 +11,7 @@ export * from './core.ts';
 export * from './agent.ts';
 export { createRegistry, type WatchedRegistry } from './registry.ts';
 export * from './sandbox.ts';
+export { guestFetch } from './guest-fetch.ts';
 export * from './workbench.ts';
 export { specRoutes } from './spec-routes.ts';
 export { writeFileAtomic, syncDir } from './atomic-file.ts';

@@ -1,5 +1,4 @@
-import { coreSandbox, errors, HttpError, safeFetch, type PluginContext, type RunResult } from '../../sdk/index.ts';
-import { guestFetch } from './guest-fetch.ts';
+import { coreSandbox, errors, guestFetch, HttpError, safeFetch, type PluginContext, type RunResult } from '../../sdk/index.ts';
 import { fillPlaceholders } from './placeholders.ts';
 import type { CustomAction, HttpHandler } from './schema.ts';
 

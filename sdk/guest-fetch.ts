@@ -1,5 +1,7 @@
 import { Compile } from 'typebox/compile';
-import { safeFetch, Type, type SandboxCapability } from '../../sdk/index.ts';
+import { Type } from 'typebox';
+import { safeFetch } from './safe-fetch.ts';
+import type { SandboxCapability } from './sandbox.ts';
 
 const FetchInit = Compile(Type.Object({
   method: Type.Optional(Type.String({ pattern: '^[A-Za-z]{1,10}$' })),
@@ -10,9 +12,9 @@ const FetchInit = Compile(Type.Object({
 const GUEST_FETCH_LIMITS = { timeoutMs: 15_000, maxBytes: 1024 * 1024 };
 
 /**
- * The code handler's `fetch(url, {method?, headers?, body?})` → `{status, headers, text}`: every call goes
- * through the SDK's SSRF-guarded fetch (public addresses only, pinned, no redirects, size and time caps).
- * The arguments come from untrusted code, so they are checked like any other input.
+ * The guest `fetch(url, {method?, headers?, body?})` → `{status, headers, text}`: every call goes through
+ * the SSRF-guarded `safeFetch` (public addresses only, pinned, no redirects, size and time caps). The
+ * arguments come from untrusted code, so they are checked like any other input.
  */
 export function guestFetch(allowedHosts: string[]): SandboxCapability {
   return async ([url, init = {}], signal) => {
