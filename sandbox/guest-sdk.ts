@@ -6,7 +6,7 @@
  * Why it is shaped like this (guest-bootstrap.ts explains the same rules for single runs):
  * - The host's one capability Reference stays in this module's strict-mode scope. Guest code only gets
  *   plain functions that send a JSON string out and get a JSON string back, so no argument can fail to
- *   copy inside isolated-vm and no host object can come back. `boot` runs once and returns `dispatch`,
+ *   copy inside isolated-vm and no host object can come back. `boot` runs once and returns `control`,
  *   whose Reference only the host holds.
  * - Option objects handed to isolated-vm have no prototype and are frozen: it reads options through the
  *   prototype chain, so a guest that patches Object.prototype could otherwise change how results cross.
@@ -60,6 +60,9 @@ const stringify = JSON.stringify;
 const parse = JSON.parse;
 const freeze = Object.freeze;
 const defineProperty = Object.defineProperty;
+const createObject = Object.create;
+const keys = Object.keys;
+const then = Function.prototype.call.bind(Promise.prototype.then) as <T>(promise: Promise<T>, onFulfilled: (value: T) => void) => Promise<void>;
 const now = Date.now;
 const floor = Math.floor;
 const GuestError = Error;
@@ -82,6 +85,8 @@ const CALL_OPTIONS = freeze({ __proto__: null, arguments: COPY, result: freeze({
 const SEND_OPTIONS = freeze({ __proto__: null, arguments: COPY });
 
 let host: HostReference | undefined;
+/** Capabilities the plugin declared, as read once by `info`. */
+const allowed: Record<string, true> = createObject(null);
 let pending = 0;
 let logSecond = 0;
 let logLines = 0;
@@ -131,6 +136,9 @@ function encode(name: string, args: unknown[]): string {
 
 /** Calls a capability; the host answers `{ok, value}` or `{ok: false, error}`, raised here as a guest Error. */
 async function request(name: string, args: unknown[]): Promise<any> {
+  // Refused here, without a host round trip: a module without result-bearing capabilities never has host
+  // answers arriving later, which is what lets the host run its calls synchronously (module-host.ts).
+  if (allowed[name] !== true) throw new GuestError(`The plugin did not declare the ${name} capability: add capabilities: ['${name}'] to definePlugin`);
   if (pending >= MAX_PENDING_REQUESTS) throw new GuestError(`${name}: at most ${MAX_PENDING_REQUESTS} calls can be in flight at once`);
   pending++;
   try {
@@ -170,7 +178,10 @@ const context: GuestContext = freeze({
 
 function info() {
   if (!plugin) throw new GuestError('The module did not call definePlugin: export default definePlugin({ id, version, setup(ctx) { … } })');
-  return { id: plugin.id, version: plugin.version, description: plugin.description, capabilities: plugin.capabilities ?? [] };
+  // A private snapshot: the guest's own array may change later, this may not.
+  const declared = plugin.capabilities ?? [];
+  for (let i = 0; i < declared.length; i++) allowed[toText(declared[i])] = true;
+  return { id: plugin.id, version: plugin.version, description: plugin.description, capabilities: keys(allowed) };
 }
 
 async function setup() {
@@ -239,12 +250,43 @@ async function dispatch(op: string, handler: string, payload: string): Promise<s
   }
 }
 
-/** Called once by the host with its capability Reference: installs the SDK for the guest's code and returns `dispatch`. */
-export function boot(capabilities: HostReference): typeof dispatch {
+/** Calls the host started, by id: the result text once settled, else the promise of it. No prototype to patch. */
+const calls: Record<string, string | Promise<string>> = createObject(null);
+let callCount = 0;
+
+/**
+ * The host's entry point. A call is driven in up to three steps so that a handler that needs no host
+ * capability never leaves the host's thread: `start` (run synchronously by the host) runs the handler up
+ * to its first real wait and returns the call's id; `take` (synchronous too, after the microtasks) hands
+ * over the result text once settled, else null; only then `wait` (asynchronous) resolves with it.
+ * `info` and `setup` go straight to `dispatch`.
+ */
+function control(op: string, arg: string, payload: string): string | null | Promise<string> {
+  if (op === 'start') {
+    const id = toText(++callCount);
+    const running = dispatch('call', arg, payload);
+    calls[id] = running;
+    then(running, (text: string) => { if (calls[id] === running) calls[id] = text; });
+    return id;
+  }
+  if (op === 'take' || op === 'wait') {
+    const entry = calls[arg];
+    if (op === 'take' && typeof entry !== 'string') return null;
+    delete calls[arg];
+    return entry ?? stringify({ ok: false, error: { message: `Unknown call ${arg}` } });
+  }
+  return dispatch(op, arg, payload);
+}
+
+/** Called once by the host with its capability Reference: installs the SDK for the guest's code and returns `control`. */
+export function boot(capabilities: HostReference): typeof control {
   if (host) throw new GuestError('The guest SDK is already booted');
   host = capabilities;
+  // Sources of work that would run later without a call from the host (see `request`).
+  for (const name of ['WebAssembly', 'FinalizationRegistry']) delete (globalThis as Record<string, unknown>)[name];
+  delete (Atomics as { waitAsync?: unknown }).waitAsync;
   defineProperty(globalThis, '__svcSdk', { value: freeze({ definePlugin, Type, reply, errors, HttpError }) });
   // Output of format cjs assigns module.exports; the plugin is found through definePlugin in every format.
   defineProperty(globalThis, 'module', { value: { exports: {} }, writable: true, configurable: true });
-  return dispatch;
+  return control;
 }

@@ -9,7 +9,7 @@ import { dispose } from './isolate-pool.ts';
 
 type Ivm = typeof IsolatedVM;
 type CompiledScript = IsolatedVM.Script & IsolatedVM.CachedDataResult & { cachedDataRejected?: boolean };
-type Dispatch = IsolatedVM.Reference<(op: string, handler: string, payload: string) => Promise<string>>;
+type Control = IsolatedVM.Reference<(op: string, arg: string, payload: string) => string | null | Promise<string>>;
 
 const DEFAULTS = { memoryMb: 64, timeoutMs: 5000, setupTimeoutMs: 5000, maxConcurrentCalls: 16 };
 /** Results larger than this (as JSON text) fail the call. */
@@ -24,6 +24,12 @@ const MAX_CAPABILITY_ARGS_CHARS = 1024 * 1024;
 const IDLE_CHECK_MS = 1000;
 const IDLE_CPU_BUDGET_NS = 250_000_000n;
 const CALL = { arguments: { copy: true }, result: { promise: true, copy: true } } as const;
+/**
+ * A call starts synchronously on the host's thread (a hop to the isolate's thread and back costs far
+ * more than most handlers): the handler's first synchronous stretch may hold the event loop this long.
+ * A handler that computes longer without waiting would stall every request, so it is stopped as a runaway.
+ */
+const SYNC_BUDGET_MS = 50;
 
 export interface ModuleHostOptions {
   /** The guest SDK script (guest-sdk-script.ts), built once. */
@@ -59,12 +65,13 @@ export function createModuleHost(ivm: Ivm, options: ModuleHostOptions) {
     let info: GuestInfo | undefined;
     try {
       const context = await module.isolate.createContext();
-      module.dispatch = await bootSdk(module, context, sdk, settings.setupTimeoutMs);
+      module.control = await bootSdk(module, context, sdk, settings.setupTimeoutMs);
       await evaluateGuest(module, context, request.code, settings.setupTimeoutMs);
-      info = checkInfo(await module.run('info', '', '', settings.setupTimeoutMs, 'definePlugin'));
+      info = checkInfo(await module.run('info', settings.setupTimeoutMs, 'definePlugin'));
       module.id = info.id;
       module.declared = new Set(info.capabilities);
-      const checked = checkManifest(info, await module.run('setup', '', '', settings.setupTimeoutMs, 'setup'));
+      module.synchronous = info.capabilities.every((name) => name === 'log');
+      const checked = checkManifest(info, await module.run('setup', settings.setupTimeoutMs, 'setup'));
       module.ready(checked.manifest, checked.verify);
       return module;
     } catch (error) {
@@ -75,15 +82,15 @@ export function createModuleHost(ivm: Ivm, options: ModuleHostOptions) {
   }
 
   /** Runs the guest SDK script (from V8's cached code after the first time) and boots it with the capability Reference. */
-  async function bootSdk(module: LiveModule, context: IsolatedVM.Context, sdk: string, timeout: number): Promise<Dispatch> {
+  async function bootSdk(module: LiveModule, context: IsolatedVM.Context, sdk: string, timeout: number): Promise<Control> {
     const script = await module.isolate.compileScript(sdk, { filename: 'svc-guest-sdk.js', ...(cachedData ? { cachedData } : { produceCachedData: true }) }) as CompiledScript;
     if (script.cachedDataRejected) cachedData = undefined;
     cachedData ??= script.cachedData;
     const boot = await script.run(context, { reference: true, timeout }) as IsolatedVM.Reference<(caps: unknown) => unknown>;
-    const dispatch = await boot.apply(undefined, [module.capabilities], { result: { reference: true }, timeout }) as Dispatch;
+    const control = await boot.apply(undefined, [module.capabilities], { result: { reference: true }, timeout }) as Control;
     boot.release();
     script.release();
-    return dispatch;
+    return control;
   }
 
   return {
@@ -121,10 +128,12 @@ class LiveModule implements SandboxModule {
   readonly isolate: IsolatedVM.Isolate;
   /** The host side of every capability call the guest SDK makes. */
   readonly capabilities: IsolatedVM.Reference<(name: string, args: string) => Promise<string>>;
-  dispatch: Dispatch | undefined;
+  control: Control | undefined;
   /** The guest's id, once its definePlugin has been read. */
   id: string | undefined;
   declared = new Set<string>();
+  /** Calls may run on this thread (see `exchange`). */
+  synchronous = false;
   exit: ModuleExit | undefined;
   manifest!: GuestManifest;
   readonly exited: Promise<ModuleExit>;
@@ -177,25 +186,57 @@ class LiveModule implements SandboxModule {
     const leave = this.gate.enter();
     const timer = setTimeout(() => this.kill('deadline', `a call ran past its ${this.settings.timeoutMs} ms deadline`), this.settings.timeoutMs);
     try {
-      return checkResult(route, await this.run('call', handler, payload, this.settings.timeoutMs, 'handler'));
+      return checkResult(route, this.outcome('call', await this.exchange(handler, payload), 'handler'));
     } finally {
       clearTimeout(timer);
       leave();
     }
   }
 
-  /** Calls `dispatch`; a guest failure comes back as data and is thrown here as an HttpError. */
-  async run(op: string, handler: string, payload: string, timeout: number, what: string): Promise<unknown> {
+  /** Runs `info` or `setup` in the isolate's thread. */
+  async run(op: 'info' | 'setup', timeout: number, what: string): Promise<unknown> {
+    return this.outcome(op, await this.tracked(() => this.control!.apply(undefined, [op, '', ''], { ...CALL, timeout })), what);
+  }
+
+  /**
+   * One handler call (see `control` in guest-sdk.ts): start and take on this thread, wait on the
+   * isolate's only when needed. Only for modules that cannot have work pending in the isolate: a
+   * synchronous call waits for the isolate's lock, so work running there (a continuation after a host
+   * answer, which no ivm timeout covers) would block this thread. Modules with result-bearing
+   * capabilities (fetch) always go through the isolate's thread.
+   */
+  private exchange(handler: string, payload: string): Promise<unknown> {
+    if (!this.synchronous) return this.tracked(() => this.control!.apply(undefined, ['call', handler, payload], { ...CALL, timeout: this.settings.timeoutMs }));
+    return this.tracked(async () => {
+      const sync = { arguments: { copy: true }, timeout: Math.min(SYNC_BUDGET_MS, this.settings.timeoutMs) } as const;
+      let id: unknown;
+      let text: unknown;
+      try {
+        id = this.control!.applySync(undefined, ['start', handler, payload], sync);
+        text = this.control!.applySync(undefined, ['take', String(id), ''], sync);
+      } catch (error) {
+        if (/timed out/i.test(String((error as Error)?.message))) this.kill('deadline', `a handler computed for more than ${sync.timeout} ms without waiting, which would stall the server`);
+        throw error;
+      }
+      return text ?? this.control!.apply(undefined, ['wait', String(id), ''], { ...CALL, timeout: this.settings.timeoutMs });
+    });
+  }
+
+  /** Counts a call in flight for the watchdog; a failure means the isolate ended, thrown as its exit. */
+  private async tracked(step: () => Promise<unknown>): Promise<unknown> {
     this.inFlight++;
     this.busy = true;
-    let text: unknown;
     try {
-      text = await this.dispatch!.apply(undefined, [op, handler, payload], { ...CALL, timeout });
+      return await step();
     } catch (error) {
       throw this.exitError(this.settle(error));
     } finally {
       this.inFlight--;
     }
+  }
+
+  /** The guest's answer text as a value; a guest failure comes back as data and is thrown here as an HttpError. */
+  private outcome(op: string, text: unknown, what: string): unknown {
     if (typeof text !== 'string' || text.length > MAX_RESULT_CHARS + 1024 || (op !== 'call' && text.length > MAX_MANIFEST_CHARS)) {
       throw new HttpError(500, 'EXECUTION_FAILED', `The plugin's ${what} result is larger than ${op === 'call' ? MAX_RESULT_CHARS : MAX_MANIFEST_CHARS} characters`);
     }

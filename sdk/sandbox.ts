@@ -101,7 +101,12 @@ export interface LoadModuleRequest {
   code: string;
   /** Heap limit of the isolate (default 64). */
   memoryMb?: number;
-  /** Wall-clock deadline of each call into the module (default 5000); past it the isolate is disposed. */
+  /**
+   * Wall-clock deadline of each call into the module (default 5000); past it the isolate is disposed.
+   * A module that declares no result-bearing capability (only `log`) has its calls started on the host's
+   * thread, which is much faster; there a handler may compute at most 50 ms before its first wait, else
+   * the module is stopped (PLUGIN_TIMEOUT), since it would stall every other request.
+   */
   timeoutMs?: number;
   /** Wall-clock deadline for evaluating the code and running the guest's `setup` (default 5000). */
   setupTimeoutMs?: number;

@@ -15,7 +15,7 @@ const HOSTILE = pluginSource('hostile', '1.0.0', `
   ctx.route({ method: 'GET', path: '/spin', handler: async () => { await null; while (true) {} } });
   ctx.route({ method: 'GET', path: '/bomb', handler: () => { const keep = []; while (true) keep.push(new Array(1e6).fill(1.5)); } });
   ctx.route({ method: 'GET', path: '/ok', handler: () => 'ok' });
-`);
+`, ['fetch']); // fetch: calls run on the isolate's thread, under the full call deadline (module-limits.test.ts covers the synchronous budget)
 const STEADY = pluginSource('steady', '1.0.0', "ctx.route({ method: 'GET', path: '/', handler: () => 'steady' });");
 
 test.before(async () => {

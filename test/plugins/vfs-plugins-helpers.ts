@@ -52,9 +52,9 @@ export const unloadPlugin = (t: TestKernel, projectId: string, name: string): Pr
 export const listPlugins = async (t: TestKernel) => (await t.inject({ url: '/api/workbench/vfs/plugins' })).body.plugins as Record<string, unknown>[];
 
 /** A guest plugin's source: `setup` is the body of its setup(ctx). */
-export function pluginSource(id: string, version: string, setup: string): string {
+export function pluginSource(id: string, version: string, setup: string, capabilities: string[] = []): string {
   return `import { definePlugin, Type, reply, errors } from '@svc/sdk';
-export default definePlugin({ id: '${id}', version: '${version}', async setup(ctx) {
+export default definePlugin({ id: '${id}', version: '${version}', capabilities: ${JSON.stringify(capabilities)}, async setup(ctx) {
 ${setup}
 } });`;
 }

@@ -60,6 +60,13 @@ test('the guest global has no process, require, timers, host fetch, boot or ivm'
   assert.match(dynamic as string, /not supported|Not supported|No module|not available/i);
 });
 
+test('the guest has no source of work that would run later on its own (so calls may run synchronously)', async () => {
+  assert.equal(await attempt('return [typeof WebAssembly, typeof FinalizationRegistry, typeof Atomics.waitAsync]'), ['undefined', 'undefined', 'undefined']);
+  const undeclared = await loadGuest(box, guest(`ctx.route({ method: 'GET', path: '/', handler: async () => { try { await ctx.fetch('https://example.com/'); return 'fetched'; } catch (e) { return e.message; } } });`), { caps });
+  modules.push(undeclared);
+  assert.match(String((await undeclared.call('route:0', request())).body), /did not declare the fetch capability/, 'refused inside the isolate');
+});
+
 test('stack frames expose no SDK function, receiver or host Reference, even when a capability fails', async () => {
   const frames = await attempt(`
     const seen = [];
@@ -146,13 +153,19 @@ test('invalid results are refused by the host: statuses, sizes, unserializable v
 });
 
 test('a catastrophic pattern is checked in the isolate: it can only stall the guest, never the host', async () => {
-  const module = await loadGuest(box, guest(`ctx.route({ method: 'POST', path: '/', schema: { body: Type.Object({ s: Type.String({ pattern: '^(a+)+$' }) }) }, handler: () => 'matched' });`), { caps, timeoutMs: 300 });
+  const route = `ctx.route({ method: 'POST', path: '/', schema: { body: Type.Object({ s: Type.String({ pattern: '^(a+)+$' }) }) }, handler: () => 'matched' });`;
+  const hurt = { method: 'POST', body: { s: `${'a'.repeat(40)}!` } } as const;
+  // Without result-bearing capabilities the call starts on the host's thread, which it may hold for its 50 ms budget only.
+  const synchronous = await loadGuest(box, guest(route), { caps, timeoutMs: 300 });
+  modules.push(synchronous);
+  assert.match((await failure(synchronous.call('route:0', request(hurt)))).message, /computed for more than 50 ms without waiting/);
+  const module = await loadGuest(box, guest(route, { capabilities: ['fetch'] }), { caps, timeoutMs: 300 });
   modules.push(module);
   const body = module.manifest.routes[0]!.schema.body as { properties: { s: Record<string, unknown> } };
   assert.equal(body.properties.s, { type: 'string' }, 'the host copy has no pattern to backtrack on');
   let ticks = 0;
   const timer = setInterval(() => ticks++, 10);
-  const error = await failure(module.call('route:0', request({ method: 'POST', body: { s: `${'a'.repeat(40)}!` } })));
+  const error = await failure(module.call('route:0', request(hurt)));
   clearInterval(timer);
   assert.equal([error.status, error.code], [503, 'PLUGIN_TIMEOUT']);
   assert.ok(ticks > 0, 'host timers kept firing while the guest backtracked');

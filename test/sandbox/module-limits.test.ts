@@ -1,6 +1,6 @@
 // Guest plugins that loop or exhaust memory, in setup or in a handler: the isolate is killed with the
-// reason, every later call fails with it, other modules keep serving, and the host's event loop never
-// stalls (a host timer keeps ticking while a guest spins).
+// reason, every later call fails with it, other modules keep serving, and the host's event loop stalls at
+// most for the synchronous budget (a host timer keeps ticking while a guest spins on its own thread).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import sandbox from '../../sandbox/index.ts';
@@ -23,7 +23,7 @@ test.after(async () => {
   await kernel.close();
 });
 
-const HOSTILE = guest(`
+const HOSTILE_SETUP = `
   ctx.route({ method: 'GET', path: '/spin', handler: () => { while (true) {} } });
   ctx.route({ method: 'GET', path: '/spin-after-await', handler: async () => { await null; while (true) {} } });
   ctx.route({ method: 'GET', path: '/hang', handler: () => new Promise(() => {}) });
@@ -31,10 +31,15 @@ const HOSTILE = guest(`
   ctx.route({ method: 'GET', path: '/ok', handler: () => 'ok' });
   ctx.route({ method: 'GET', path: '/background', handler: () => {
     // The capability's answer arrives after the call has ended; what runs then has no deadline of its own.
-    ctx.fetch('http://example.invalid/').catch(() => { while (true) {} });
+    ctx.fetch('http://127.0.0.1/').catch(() => { while (true) {} });
     return 'answered';
   } });
-`, { id: 'hostile' });
+`;
+/** Without result-bearing capabilities: calls start on the host's thread under the 50 ms synchronous budget. */
+const HOSTILE = guest(HOSTILE_SETUP, { id: 'hostile' });
+/** With fetch: every call runs on the isolate's thread, under ivm's timeout and the host deadline. */
+const HOSTILE_ASYNC = guest(HOSTILE_SETUP, { id: 'hostile', capabilities: ['fetch'] });
+const SYNC_BUDGET = /^Plugin "hostile" was stopped: a handler computed for more than 50 ms without waiting, which would stall the server$/;
 
 /** Counts host timer ticks while `work` runs: a stalled event loop would show none. */
 async function ticksDuring<T>(work: Promise<T>): Promise<{ value: T; ticks: number }> {
@@ -47,13 +52,14 @@ async function ticksDuring<T>(work: Promise<T>): Promise<{ value: T; ticks: numb
   }
 }
 
-async function assertKilled(path: string, status: number, code: string, reason: string, message: RegExp): Promise<void> {
-  const module = await loadGuest(box, HOSTILE, LIMITS);
+async function assertKilled(files: typeof HOSTILE, path: string, status: number, code: string, reason: string, message: RegExp): Promise<void> {
+  const module = await loadGuest(box, files, LIMITS);
   const index = module.manifest.routes.findIndex((r) => r.path === path);
   const { value: error, ticks } = await ticksDuring(failure(module.call(`route:${index}`, request())));
   assert.equal([error.status, error.code], [status, code], error.message);
   assert.match(error.message, message);
-  assert.ok(ticks > 0, 'the host kept running while the guest did');
+  // A synchronous call holds the host for at most its budget (the message says which); on the isolate's thread, not at all.
+  if (files === HOSTILE_ASYNC || !SYNC_BUDGET.test(error.message)) assert.ok(ticks > 0, 'the host kept running while the guest did');
   const exit = await module.exited;
   assert.is(exit.reason, reason);
   assert.is(exit.message, error.message);
@@ -62,17 +68,34 @@ async function assertKilled(path: string, status: number, code: string, reason: 
   assert.equal(await healthy.call('route:0', request()), { status: 200, body: 'fine' }, 'other modules are untouched');
 }
 
-test('a synchronous infinite loop in a handler: killed at the call deadline (503 PLUGIN_TIMEOUT)', () =>
-  assertKilled('/spin', 503, 'PLUGIN_TIMEOUT', 'deadline', /^Plugin "hostile" was stopped: a call ran past its 300 ms deadline$/));
+test('a synchronous infinite loop in a handler: killed at the synchronous budget (503 PLUGIN_TIMEOUT)', () =>
+  assertKilled(HOSTILE, '/spin', 503, 'PLUGIN_TIMEOUT', 'deadline', SYNC_BUDGET));
 
-test('a loop after an await (past ivm\'s own timeout): killed by the host deadline', () =>
-  assertKilled('/spin-after-await', 503, 'PLUGIN_TIMEOUT', 'deadline', /deadline/));
+test('a loop after an await in the same call: still inside the synchronous budget', () =>
+  assertKilled(HOSTILE, '/spin-after-await', 503, 'PLUGIN_TIMEOUT', 'deadline', SYNC_BUDGET));
 
 test('a promise that never settles: killed by the host deadline', () =>
-  assertKilled('/hang', 503, 'PLUGIN_TIMEOUT', 'deadline', /deadline/));
+  assertKilled(HOSTILE, '/hang', 503, 'PLUGIN_TIMEOUT', 'deadline', /ran past its 300 ms deadline/));
+
+test('an undeclared capability is refused inside the isolate, so nothing of the call runs later', () =>
+  assertKilled(HOSTILE, '/background', 503, 'PLUGIN_TIMEOUT', 'deadline', SYNC_BUDGET));
+
+test('on the isolate\'s thread (fetch declared): a loop is killed at the call deadline', () =>
+  assertKilled(HOSTILE_ASYNC, '/spin', 503, 'PLUGIN_TIMEOUT', 'deadline', /^Plugin "hostile" was stopped: a call ran past its 300 ms deadline$/));
+
+test('on the isolate\'s thread: a loop after an await (past ivm\'s own timeout) is killed by the host deadline', () =>
+  assertKilled(HOSTILE_ASYNC, '/spin-after-await', 503, 'PLUGIN_TIMEOUT', 'deadline', /deadline/));
 
 test('a memory bomb in a handler: killed at the memory limit (500 PLUGIN_MEMORY_LIMIT)', () =>
-  assertKilled('/bomb', 500, 'PLUGIN_MEMORY_LIMIT', 'memory', /exceeded its 32 MB memory limit/));
+  assertKilled(HOSTILE_ASYNC, '/bomb', 500, 'PLUGIN_MEMORY_LIMIT', 'memory', /exceeded its 32 MB memory limit/));
+
+test('a memory bomb in a synchronous call: killed, by the memory limit or the budget, whichever comes first', async () => {
+  const module = await loadGuest(box, HOSTILE, LIMITS);
+  const error = await failure(module.call(`route:${module.manifest.routes.findIndex((r) => r.path === '/bomb')}`, request()));
+  assert.ok(['PLUGIN_MEMORY_LIMIT', 'PLUGIN_TIMEOUT'].includes(error.code), error.code);
+  assert.ok(['memory', 'deadline'].includes((await module.exited).reason));
+  assert.equal(await healthy.call('route:0', request()), { status: 200, body: 'fine' });
+});
 
 test('concurrent calls into a module that dies all fail with its exit', async () => {
   const module = await loadGuest(box, HOSTILE, LIMITS);
@@ -97,9 +120,9 @@ test('loops and bombs while loading: at the top level (no name yet) and in setup
 });
 
 test('work that keeps running after its call answered is stopped by the idle watchdog', async () => {
-  const module = await loadGuest(box, HOSTILE, LIMITS);
+  const module = await loadGuest(box, HOSTILE_ASYNC, LIMITS);
   const index = module.manifest.routes.findIndex((r) => r.path === '/background');
-  // fetch is not declared: the host refuses it, the refusal arrives after the call ended, and the catch spins.
+  // The SSRF guard refuses the fetch; the refusal arrives after the call ended, and the catch spins.
   assert.equal(await module.call(`route:${index}`, request()), { status: 200, body: 'answered' });
   const exit = await module.exited;
   assert.equal(exit, { reason: 'runaway', message: 'Plugin "hostile" was stopped: it kept running outside any request' });
