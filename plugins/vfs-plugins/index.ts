@@ -14,7 +14,7 @@ export default definePlugin({
   provides: [vfsPluginRegistry],
   config: Type.Object({
     memoryMb: Type.Integer({ minimum: 8, maximum: 1024, default: 64, env: 'SVC_VFS_PLUGIN_MEMORY_MB', description: 'Heap limit of each plugin\'s isolate' }),
-    callTimeoutMs: Type.Integer({ minimum: 50, maximum: 60_000, default: 5000, env: 'SVC_VFS_PLUGIN_TIMEOUT_MS', description: 'Deadline of each route or action call; past it the isolate is killed' }),
+    callTimeoutMs: Type.Integer({ minimum: 50, maximum: 60_000, default: 5000, env: 'SVC_VFS_PLUGIN_TIMEOUT_MS', description: 'Deadline of each route or action call; past it the isolate is killed. A plugin without the fetch capability has its calls started on the server thread, where a handler may compute at most 50 ms before its first wait' }),
     setupTimeoutMs: Type.Integer({ minimum: 50, maximum: 60_000, default: 5000, env: 'SVC_VFS_PLUGIN_SETUP_TIMEOUT_MS', description: 'Deadline for evaluating a plugin and running its setup' }),
     maxPlugins: Type.Integer({ minimum: 1, maximum: 200, default: 20, env: 'SVC_VFS_PLUGINS_MAX', description: 'VFS plugins loaded at once' }),
     fetchAllowedHosts: Type.String({
