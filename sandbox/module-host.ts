@@ -11,7 +11,7 @@ type Ivm = typeof IsolatedVM;
 type CompiledScript = IsolatedVM.Script & IsolatedVM.CachedDataResult & { cachedDataRejected?: boolean };
 type Control = IsolatedVM.Reference<(op: string, arg: string, payload: string) => string | null | Promise<string>>;
 
-const DEFAULTS = { memoryMb: 64, timeoutMs: 5000, setupTimeoutMs: 5000, maxConcurrentCalls: 16 };
+const DEFAULTS = { memoryMb: 64, timeoutMs: 5000, setupTimeoutMs: 5000, maxConcurrentCalls: 16, syncBudgetMs: 200 };
 /** Results larger than this (as JSON text) fail the call. */
 const MAX_RESULT_CHARS = 4 * 1024 * 1024;
 const MAX_MANIFEST_CHARS = 512 * 1024;
@@ -24,12 +24,6 @@ const MAX_CAPABILITY_ARGS_CHARS = 1024 * 1024;
 const IDLE_CHECK_MS = 1000;
 const IDLE_CPU_BUDGET_NS = 250_000_000n;
 const CALL = { arguments: { copy: true }, result: { promise: true, copy: true } } as const;
-/**
- * A call starts synchronously on the host's thread (a hop to the isolate's thread and back costs far
- * more than most handlers): the handler's first synchronous stretch may hold the event loop this long.
- * A handler that computes longer without waiting would stall every request, so it is stopped as a runaway.
- */
-const SYNC_BUDGET_MS = 50;
 
 export interface ModuleHostOptions {
   /** The guest SDK script (guest-sdk-script.ts), built once. */
@@ -70,7 +64,7 @@ export function createModuleHost(ivm: Ivm, options: ModuleHostOptions) {
       info = checkInfo(await module.run('info', settings.setupTimeoutMs, 'definePlugin'));
       module.id = info.id;
       module.declared = new Set(info.capabilities);
-      module.synchronous = info.capabilities.every((name) => name === 'log');
+      module.synchronous = settings.syncBudgetMs > 0 && info.capabilities.every((name) => name === 'log');
       const checked = checkManifest(info, await module.run('setup', settings.setupTimeoutMs, 'setup'));
       module.ready(checked.manifest, checked.verify);
       return module;
@@ -208,7 +202,7 @@ class LiveModule implements SandboxModule {
   private exchange(handler: string, payload: string): Promise<unknown> {
     if (!this.synchronous) return this.tracked(() => this.control!.apply(undefined, ['call', handler, payload], { ...CALL, timeout: this.settings.timeoutMs }));
     return this.tracked(async () => {
-      const sync = { arguments: { copy: true }, timeout: Math.min(SYNC_BUDGET_MS, this.settings.timeoutMs) } as const;
+      const sync = { arguments: { copy: true }, timeout: Math.min(this.settings.syncBudgetMs, this.settings.timeoutMs) } as const;
       let id: unknown;
       let text: unknown;
       try {
@@ -351,6 +345,6 @@ function checkResult(route: boolean, value: unknown): unknown {
 }
 
 function definedOnly(request: LoadModuleRequest): Partial<typeof DEFAULTS> {
-  const { memoryMb, timeoutMs, setupTimeoutMs, maxConcurrentCalls } = request;
-  return Object.fromEntries(Object.entries({ memoryMb, timeoutMs, setupTimeoutMs, maxConcurrentCalls }).filter(([, v]) => v !== undefined));
+  const { memoryMb, timeoutMs, setupTimeoutMs, maxConcurrentCalls, syncBudgetMs } = request;
+  return Object.fromEntries(Object.entries({ memoryMb, timeoutMs, setupTimeoutMs, maxConcurrentCalls, syncBudgetMs }).filter(([, v]) => v !== undefined));
 }

@@ -101,13 +101,15 @@ export interface LoadModuleRequest {
   code: string;
   /** Heap limit of the isolate (default 64). */
   memoryMb?: number;
-  /**
-   * Wall-clock deadline of each call into the module (default 5000); past it the isolate is disposed.
-   * A module that declares no result-bearing capability (only `log`) has its calls started on the host's
-   * thread, which is much faster; there a handler may compute at most 50 ms before its first wait, else
-   * the module is stopped (PLUGIN_TIMEOUT), since it would stall every other request.
-   */
+  /** Wall-clock deadline of each call into the module (default 5000); past it the isolate is disposed. */
   timeoutMs?: number;
+  /**
+   * A module that declares no result-bearing capability (only `log`) has its calls started on the host's
+   * thread: much faster than a hop to the isolate's, but the handler's first synchronous stretch holds
+   * the event loop, so it may last at most this long (default 200 ms) or the module is stopped
+   * (PLUGIN_TIMEOUT). 0: every call runs on the isolate's thread.
+   */
+  syncBudgetMs?: number;
   /** Wall-clock deadline for evaluating the code and running the guest's `setup` (default 5000). */
   setupTimeoutMs?: number;
   /** Calls in flight at once (default 16); more are refused with 429. */

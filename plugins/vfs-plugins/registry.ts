@@ -7,7 +7,7 @@ export interface GuestSource {
   entry: string;
   code: string;
   loadedAt: number;
-  settings: { memoryMb: number; timeoutMs: number; setupTimeoutMs: number; fetchAllowedHosts: string[] };
+  settings: { memoryMb: number; timeoutMs: number; setupTimeoutMs: number; syncBudgetMs: number; fetchAllowedHosts: string[] };
 }
 
 /** A VFS plugin as the API lists it. */

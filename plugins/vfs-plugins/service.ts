@@ -9,7 +9,7 @@ import { pluginIdOf, type GuestEntries, type GuestSource, type VfsPluginView } f
 export const DEFAULT_OUT_FILE = 'dist/plugin.js';
 export const DEFAULT_TARGET = 'es2022';
 
-export interface VfsPluginLimits { memoryMb: number; timeoutMs: number; setupTimeoutMs: number; maxPlugins: number; fetchAllowedHosts: string[] }
+export interface VfsPluginLimits { memoryMb: number; timeoutMs: number; setupTimeoutMs: number; syncBudgetMs: number; maxPlugins: number; fetchAllowedHosts: string[] }
 export interface CompileOptions { entry: string; outFile: string; format: ModuleFormat; target: string }
 export interface Compiled { entry: string; outFile: string; format: ModuleFormat; target: string; bytes: number; warnings: CompileMessage[]; durationMs: number }
 
@@ -110,7 +110,7 @@ export function createVfsPlugins(deps: VfsPluginsDeps) {
         code = new TextDecoder().decode(await vfs.read(projectId, request.entry));
       }
       const loadedAt = Date.now();
-      const settings = { memoryMb: limits.memoryMb, timeoutMs: limits.timeoutMs, setupTimeoutMs: limits.setupTimeoutMs, fetchAllowedHosts: limits.fetchAllowedHosts };
+      const settings = { memoryMb: limits.memoryMb, timeoutMs: limits.timeoutMs, setupTimeoutMs: limits.setupTimeoutMs, syncBudgetMs: limits.syncBudgetMs, fetchAllowedHosts: limits.fetchAllowedHosts };
       const target = { logger: deps.log };
       let module: SandboxModule;
       try {

@@ -35,11 +35,11 @@ const HOSTILE_SETUP = `
     return 'answered';
   } });
 `;
-/** Without result-bearing capabilities: calls start on the host's thread under the 50 ms synchronous budget. */
+/** Without result-bearing capabilities: calls start on the host's thread under the 200 ms synchronous budget. */
 const HOSTILE = guest(HOSTILE_SETUP, { id: 'hostile' });
 /** With fetch: every call runs on the isolate's thread, under ivm's timeout and the host deadline. */
 const HOSTILE_ASYNC = guest(HOSTILE_SETUP, { id: 'hostile', capabilities: ['fetch'] });
-const SYNC_BUDGET = /^Plugin "hostile" was stopped: a handler computed for more than 50 ms without waiting, which would stall the server$/;
+const SYNC_BUDGET = /^Plugin "hostile" was stopped: a handler computed for more than 200 ms without waiting, which would stall the server$/;
 
 /** Counts host timer ticks while `work` runs: a stalled event loop would show none. */
 async function ticksDuring<T>(work: Promise<T>): Promise<{ value: T; ticks: number }> {
@@ -79,6 +79,13 @@ test('a promise that never settles: killed by the host deadline', () =>
 
 test('an undeclared capability is refused inside the isolate, so nothing of the call runs later', () =>
   assertKilled(HOSTILE, '/background', 503, 'PLUGIN_TIMEOUT', 'deadline', SYNC_BUDGET));
+
+test('with no synchronous budget every call runs on the isolate\'s thread: a loop is killed at the call deadline', async () => {
+  const module = await loadGuest(box, HOSTILE, { ...LIMITS, syncBudgetMs: 0 });
+  const { value: error, ticks } = await ticksDuring(failure(module.call(`route:${module.manifest.routes.findIndex((r) => r.path === '/spin')}`, request())));
+  assert.is(error.message, 'Plugin "hostile" was stopped: a call ran past its 300 ms deadline');
+  assert.ok(ticks > 0, 'the host kept running while the guest did');
+});
 
 test('on the isolate\'s thread (fetch declared): a loop is killed at the call deadline', () =>
   assertKilled(HOSTILE_ASYNC, '/spin', 503, 'PLUGIN_TIMEOUT', 'deadline', /^Plugin "hostile" was stopped: a call ran past its 300 ms deadline$/));
