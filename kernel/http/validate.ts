@@ -25,8 +25,9 @@ function compilePart(part: Part, schema: TSchema): (value: unknown) => unknown {
   const validator = Compile(schema);
   const coerce = part !== 'body';
   const convert = compileConvert(validator, schema);
+  const withDefaults = coerce ? compileDefaults(validator, schema) : (value: unknown) => validator.Default(value);
   return (input) => {
-    let value = coerce ? convert(validator.Default({ ...(input as object) })) : validator.Default(input);
+    let value = coerce ? convert(withDefaults({ ...(input as object) })) : withDefaults(input);
     if (!coerce && value === undefined) value = input;
     if (validator.Check(value)) return value;
     const details = [...validator.Errors(value)].slice(0, 20).map((e) => ({ path: `${part}${e.instancePath}`, message: e.message }));
@@ -49,6 +50,26 @@ function compileConvert(validator: Validator, schema: TSchema): (value: unknown)
     if (typeof value !== 'object' || value === null) return value;
     const record = value as Record<string, unknown>;
     for (const [key, property] of properties) if (record[key] !== undefined) record[key] = Value.Convert(context, property, record[key]);
+    return record;
+  };
+}
+
+/** Keywords under which a property schema could hold defaults of its own, deeper than its top level. */
+const NESTING = ['properties', 'additionalProperties', 'patternProperties', 'items', 'prefixItems', 'anyOf', 'oneOf', 'allOf', 'not', 'if', 'then', 'else', '$ref', '$defs'];
+
+/**
+ * Default for the flat objects params, query and headers are: when every property's schema is a leaf
+ * (no nested schemas), applying defaults is assigning each missing property its schema's `default`,
+ * which skips TypeBox's generic walk per request. Anything else keeps TypeBox's Default.
+ */
+function compileDefaults(validator: Validator, schema: TSchema): (value: unknown) => unknown {
+  const object = schema as { properties?: Record<string, TSchema>; default?: unknown } & Record<string, unknown>;
+  const leaves = object.properties && Object.values(object.properties).every((p) => NESTING.every((k) => !(k in p)));
+  if (!leaves || 'default' in object || NESTING.some((k) => k !== 'properties' && k in object)) return (value) => validator.Default(value);
+  const defaults = Object.entries(object.properties!).filter(([, p]) => 'default' in p).map(([key, p]) => [key, (p as { default: unknown }).default] as const);
+  return (value) => {
+    const record = value as Record<string, unknown>;
+    for (const [key, fallback] of defaults) if (record[key] === undefined) record[key] = typeof fallback === 'object' && fallback !== null ? structuredClone(fallback) : fallback;
     return record;
   };
 }
