@@ -2,6 +2,7 @@ import { coreSandbox, corePlugins, definePlugin, errors, Type, vfsProjects } fro
 import { createGuestRegistry, vfsPluginRegistry } from './registry.ts';
 import { registerVfsPluginRoutes } from './routes.ts';
 import { createVfsPlugins } from './service.ts';
+import { createLoadedStore, migrations } from './store.ts';
 
 /** Compiles VFS projects into plugins and runs them in isolates as ordinary kernel plugins (`vfs-<id>`). */
 export default definePlugin({
@@ -26,23 +27,29 @@ export default definePlugin({
       description: 'Comma-separated host:port pairs a plugin\'s fetch may reach although private (a loopback test server). Empty in production.',
     }),
   }),
-  setup(ctx) {
+  async setup(ctx) {
     const config = ctx.config.get();
+    const loaded = createLoadedStore(await ctx.storage.sql({ migrations }));
     const host = ctx.use(corePlugins);
     const sandbox = () => {
       const service = ctx.tryUse(coreSandbox);
       if (!service) throw errors.unavailable('The sandbox is not running, so VFS plugins cannot be compiled or loaded (see the server log)');
       return service;
     };
-    const entries = createGuestRegistry({ host, audit: (entry) => ctx.audit(entry), log: ctx.log });
+    // A guest killed for misbehaving is not loaded again at the next start.
+    const entries = createGuestRegistry({ host, audit: (entry) => ctx.audit(entry), log: ctx.log, onKilled: (guestId) => loaded.remove(guestId) });
     ctx.provide(vfsPluginRegistry, entries.registry);
     const plugins = createVfsPlugins({
-      vfs: ctx.use(vfsProjects), host, entries, sandbox, log: ctx.log, audit: (entry) => ctx.audit(entry),
+      vfs: ctx.use(vfsProjects), host, entries, loaded, sandbox, log: ctx.log, audit: (entry) => ctx.audit(entry),
       limits: {
         memoryMb: config.memoryMb, timeoutMs: config.callTimeoutMs, setupTimeoutMs: config.setupTimeoutMs, syncBudgetMs: config.syncBudgetMs, maxPlugins: config.maxPlugins,
         fetchAllowedHosts: config.fetchAllowedHosts.split(',').map((host) => host.trim()).filter(Boolean),
       },
     });
     registerVfsPluginRoutes(ctx, plugins);
+    // After setup, not inside it: loading goes through the kernel's lifecycle queue, which runs this setup.
+    ctx.setTimeout(() => {
+      plugins.restore(ctx.signal).catch((error: Error) => { if (!ctx.signal.aborted) ctx.log.warn(`Loading VFS plugins again failed: ${error.message}`); });
+    }, 0);
   },
 });

@@ -48,7 +48,7 @@ export const pluginIdOf = (guestId: string) => `vfs-${guestId}`;
 const MAX_FAILED = 50;
 
 /** The loaded and failed VFS plugins of this vfs-plugins instance; guests re-attach after it is set up again. */
-export function createGuestRegistry(deps: { host: PluginHost; audit(entry: AuditInput): void; log: Logger }) {
+export function createGuestRegistry(deps: { host: PluginHost; audit(entry: AuditInput): void; log: Logger; onKilled(guestId: string): Promise<void> }) {
   const entries = new Map<string, Entry>();
   const pluginState = (guestId: string) => deps.host.state(pluginIdOf(guestId));
   const isLive = (entry: Entry | undefined) => entry !== undefined && !entry.failed && pluginState(entry.source.guestId) === 'active';
@@ -72,6 +72,7 @@ export function createGuestRegistry(deps: { host: PluginHost; audit(entry: Audit
       });
       // Not awaited: this may run while the kernel's lifecycle queue is busy; the unload simply queues.
       deps.host.unload(pluginId).catch((error: Error) => deps.log.warn(`Unloading ${pluginId} failed: ${error.message}`));
+      deps.onKilled(entry.source.guestId).catch((error: Error) => deps.log.warn(`Forgetting ${pluginId} failed: ${error.message}`));
     });
   }
 

@@ -56,7 +56,7 @@ export function registerVfsPluginRoutes(ctx: PluginContext<any>, plugins: VfsPlu
       + 'are validated by the kernel with the guest\'s schemas and listed in /api/openapi.json; its actions join the agent\'s. 201 for a new plugin; 200 when the same id '
       + 'from the same project is loaded again (the old version is replaced; other routes keep serving; if the new code fails to load, the old version keeps serving). '
       + `409 CONFLICT when that id is loaded from another project; 409 TOO_MANY_PLUGINS past the limit; 422 COMPILE_FAILED; 422 INVALID_PLUGIN (no definePlugin, invalid id, path, schema or action name, setup threw, an action name is taken); ${FAILURES}. `
-      + 'Loaded plugins do not survive a restart of the server. Guest code may only run during its calls: an isolate that keeps running outside them is killed.',
+      + 'A loaded plugin is loaded again when the server restarts, with the code loaded now (not the project files of that time); unloading or being killed ends that. Guest code may only run during its calls: an isolate that keeps running outside them is killed.',
     schema: {
       params: ProjectParams,
       body: Type.Object({ entry: VfsPath('Compiled module (or source with compileFirst)'), compileFirst: Type.Boolean({ default: false }) }),

@@ -4,6 +4,7 @@ import {
 } from '../../sdk/index.ts';
 import { guestCapabilities, guestPlugin } from './guest-plugin.ts';
 import { pluginIdOf, type GuestEntries, type GuestSource, type VfsPluginView } from './registry.ts';
+import type { LoadedRecord, LoadedStore } from './store.ts';
 
 /** Where load-plugin with compileFirst writes the bundle. */
 export const DEFAULT_OUT_FILE = 'dist/plugin.js';
@@ -17,6 +18,8 @@ export interface VfsPluginsDeps {
   vfs: VfsProjects;
   host: PluginHost;
   entries: GuestEntries;
+  /** What is loaded, for the next start. */
+  loaded: LoadedStore;
   /** The sandbox, looked up per request; throws 503 when it is not running. */
   sandbox(): SandboxService;
   limits: VfsPluginLimits;
@@ -95,13 +98,37 @@ export function createVfsPlugins(deps: VfsPluginsDeps) {
     });
   }
 
+  /** Evaluates a guest's code, puts it into the kernel and records it for the next start. */
+  async function loadCode(record: Omit<LoadedRecord, 'guestId'>): Promise<{ plugin: VfsPluginView; created: boolean }> {
+    const box = deps.sandbox();
+    const { projectId, entry, code, loadedAt } = record;
+    const settings = { memoryMb: limits.memoryMb, timeoutMs: limits.timeoutMs, setupTimeoutMs: limits.setupTimeoutMs, syncBudgetMs: limits.syncBudgetMs, fetchAllowedHosts: limits.fetchAllowedHosts };
+    const target = { logger: deps.log };
+    let module: SandboxModule;
+    try {
+      module = await box.loadModule({ ...settings, code, caps: guestCapabilities(settings.fetchAllowedHosts, target) });
+    } catch (error) {
+      loadFailed(error, projectId, loadedAt);
+      throw error;
+    }
+    const source: GuestSource = { guestId: module.manifest.id, projectId, entry, code, loadedAt, settings };
+    try {
+      const installed = await install(source, module, target);
+      await deps.loaded.save({ guestId: source.guestId, projectId, entry, code, loadedAt });
+      return installed;
+    } catch (error) {
+      loadFailed(error, projectId, loadedAt);
+      throw error;
+    }
+  }
+
   return {
     async compile(projectId: string, options: CompileOptions): Promise<Compiled> {
       return (await compileTo(projectId, options)).compiled;
     },
 
     async load(projectId: string, request: { entry: string; compileFirst: boolean }): Promise<{ plugin: VfsPluginView; created: boolean }> {
-      const box = deps.sandbox();
+      deps.sandbox();
       let code: string;
       if (request.compileFirst) {
         code = (await compileTo(projectId, { entry: request.entry, outFile: DEFAULT_OUT_FILE, format: 'esm', target: DEFAULT_TARGET })).code;
@@ -109,22 +136,24 @@ export function createVfsPlugins(deps: VfsPluginsDeps) {
         await vfs.assertExists(projectId);
         code = new TextDecoder().decode(await vfs.read(projectId, request.entry));
       }
-      const loadedAt = Date.now();
-      const settings = { memoryMb: limits.memoryMb, timeoutMs: limits.timeoutMs, setupTimeoutMs: limits.setupTimeoutMs, syncBudgetMs: limits.syncBudgetMs, fetchAllowedHosts: limits.fetchAllowedHosts };
-      const target = { logger: deps.log };
-      let module: SandboxModule;
-      try {
-        module = await box.loadModule({ ...settings, code, caps: guestCapabilities(settings.fetchAllowedHosts, target) });
-      } catch (error) {
-        loadFailed(error, projectId, loadedAt);
-        throw error;
-      }
-      const source: GuestSource = { guestId: module.manifest.id, projectId, entry: request.entry, code, loadedAt, settings };
-      try {
-        return await install(source, module, target);
-      } catch (error) {
-        loadFailed(error, projectId, loadedAt);
-        throw error;
+      return loadCode({ projectId, entry: request.entry, code, loadedAt: Date.now() });
+    },
+
+    /**
+     * Loads again what was loaded before the last stop (the code as it was then). A guest that no longer
+     * loads is listed as failed and forgotten; with the sandbox missing, it stays for the next start.
+     * Stops when `signal` aborts (vfs-plugins unloading).
+     */
+    async restore(signal: AbortSignal): Promise<void> {
+      for (const record of await deps.loaded.all()) {
+        // Guests the kernel already knows are set up again by the kernel itself (vfs-plugins was reloaded).
+        if (signal.aborted || host.state(pluginIdOf(record.guestId)) !== undefined) continue;
+        try {
+          await loadCode(record);
+        } catch (error) {
+          deps.log.warn(`VFS plugin "${record.guestId}" from project "${record.projectId}" was not loaded again: ${(error as Error).message}`, { tags: ['vfs-plugins'] });
+          if (error instanceof ModuleLoadError) await deps.loaded.remove(record.guestId);
+        }
       }
     },
 
@@ -139,6 +168,7 @@ export function createVfsPlugins(deps: VfsPluginsDeps) {
         const state = host.state(id);
         if (state === 'active' || state === 'loading') await host.unload(id);
         entries.remove(pluginName);
+        await deps.loaded.remove(pluginName);
       });
     },
   };
