@@ -202,8 +202,8 @@ export interface AgentRuntime extends AgentStatusSource {
   requireRestart(reason: string): void;
   /**
    * Hands instructions (a trigger's) to the agent. `inject_now` runs an autonomy cycle on them at once
-   * and resolves with its text; `next_autonomy_cycle` queues them for the next cycle (kept in memory, at
-   * most 50) and resolves `queued`. Throws 503 unless the agent is running.
+   * and resolves with its text; `next_autonomy_cycle` queues them for the next cycle (durably, at most
+   * 50; they survive a restart) and resolves `queued`. Throws 503 unless the agent is running.
    */
   instruct(request: InstructionRequest): Promise<InstructionOutcome>;
 }

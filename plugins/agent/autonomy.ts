@@ -3,6 +3,10 @@ import type { AgentEventLog } from './event-log.ts';
 export interface AutonomyDeps {
   intervalMs: number;
   events: AgentEventLog;
+  /** Instructions queued before the last stop. */
+  queued: string[];
+  /** Keeps the queue durably (an instruction acknowledged as queued must survive a restart). */
+  saveQueue(queued: string[]): Promise<void>;
   /** One thinking cycle with the active model, given the latest earlier thoughts and any instructions to act on. */
   think(previous: string[], instructions: string[], source: string, signal: AbortSignal): Promise<string>;
 }
@@ -20,11 +24,13 @@ export class AutonomyLoop {
   private timer: NodeJS.Timeout | undefined;
   private readonly cycles = new Set<AbortController>();
   private thoughts: string[] = [];
-  private queued: string[] = [];
+  private queued: string[];
   private busy = false;
   private lastEvent: number | null = null;
 
-  constructor(private readonly deps: AutonomyDeps) {}
+  constructor(private readonly deps: AutonomyDeps) {
+    this.queued = deps.queued.slice(-MAX_QUEUED_INSTRUCTIONS);
+  }
 
   get thinking(): boolean { return this.cycles.size > 0; }
   get lastEventAt(): number | null { return this.lastEvent; }
@@ -38,9 +44,10 @@ export class AutonomyLoop {
     }
   }
 
-  /** Queues instructions for the next cycle; the oldest are dropped past the cap. Returns the queue length. */
-  enqueue(instructions: string): number {
+  /** Queues instructions for the next cycle (durably); the oldest are dropped past the cap. Resolves with the queue length. */
+  async enqueue(instructions: string): Promise<number> {
     this.queued = [...this.queued, instructions].slice(-MAX_QUEUED_INSTRUCTIONS);
+    await this.deps.saveQueue(this.queued);
     return this.queued.length;
   }
 
@@ -61,6 +68,8 @@ export class AutonomyLoop {
     const instructions = this.queued;
     this.queued = [];
     try {
+      // Handed to this cycle: the queue is emptied first, so a crash mid-cycle does not replay them.
+      if (instructions.length) await this.deps.saveQueue(this.queued);
       await this.cycle(instructions, 'autonomy');
     } catch {
       // Recorded as an error event by cycle(); the loop goes on.

@@ -27,6 +27,8 @@ export interface RuntimeDeps {
 
 const AUTONOMY_PROMPT = 'You are running on your own (autonomy mode). In one or two sentences, reflect on what you know and what would be useful to do next.';
 const KEEP_ON_RESET = ['agent_id'];
+/** Settings key of the instructions waiting for the next autonomy cycle. */
+const QUEUE_KEY = 'autonomy_queue';
 
 /**
  * The agent runtime: the lifecycle state machine with its side effects (a session whose abort stops
@@ -43,19 +45,23 @@ export class AgentRuntimeService implements AgentRuntime, TextGenerator {
   private readonly autonomy: AutonomyLoop;
   private readonly pipeline: PipelineDeps;
 
-  private constructor(private readonly deps: RuntimeDeps, private current: Character, autonomy: boolean, readonly agentId: string) {
+  private constructor(private readonly deps: RuntimeDeps, private current: Character, autonomy: boolean, queued: string[], readonly agentId: string) {
     this.autonomyEnabled = autonomy;
     this.sessionRun = deps.events.run();
     this.pipeline = {
       ...deps.pipeline, log: deps.log, character: () => this.current, settings: () => deps.config(),
       onAction: (outcome) => this.sessionRun.emit({ stream: 'action', ...outcome }),
     };
-    this.autonomy = new AutonomyLoop({ intervalMs: deps.config().autonomyIntervalMs, events: deps.events, think: (previous, instructions, source, signal) => this.think(previous, instructions, source, signal) });
+    this.autonomy = new AutonomyLoop({
+      intervalMs: deps.config().autonomyIntervalMs, events: deps.events, queued, saveQueue: (list) => deps.settings.set(QUEUE_KEY, list),
+      think: (previous, instructions, source, signal) => this.think(previous, instructions, source, signal),
+    });
   }
 
   static async create(deps: RuntimeDeps, agentId: string): Promise<AgentRuntimeService> {
     const character = (await deps.settings.get<Character>('character')) ?? defaultCharacter(deps.config().defaultName);
-    return new AgentRuntimeService(deps, character, (await deps.settings.get<boolean>('autonomy')) ?? false, agentId);
+    const queued = (await deps.settings.get<string[]>(QUEUE_KEY)) ?? [];
+    return new AgentRuntimeService(deps, character, (await deps.settings.get<boolean>('autonomy')) ?? false, queued, agentId);
   }
 
   state(): AgentState { return this.lifecycle.state; }
@@ -107,7 +113,7 @@ export class AgentRuntimeService implements AgentRuntime, TextGenerator {
   async instruct({ text, wakeMode, source, signal }: InstructionRequest): Promise<InstructionOutcome> {
     this.assertRunning();
     if (!text.trim()) throw errors.badRequest('Instructions are required');
-    if (wakeMode === 'next_autonomy_cycle') return { mode: 'queued', queued: this.autonomy.enqueue(text) };
+    if (wakeMode === 'next_autonomy_cycle') return { mode: 'queued', queued: await this.autonomy.enqueue(text) };
     return { mode: 'ran', text: await this.autonomy.runNow(text, source, signal) };
   }
 

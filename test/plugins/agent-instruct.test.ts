@@ -1,4 +1,7 @@
 // AgentRuntime.instruct(): trigger instructions run an autonomy cycle now, or wait for the next one.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { agentRuntime, agentTrajectories } from '../../sdk/index.ts';
@@ -41,6 +44,25 @@ test('next_autonomy_cycle queues instructions for the next cycle of the loop, wh
     assert.match(thoughts[1]!.payload.text!, /^Reflecting on /, 'queued instructions are consumed by one cycle');
   } finally {
     await k.close();
+  }
+});
+
+test('queued instructions survive a restart and are used by the first cycle after it', async () => {
+  const stateDir = mkdtempSync(join(tmpdir(), 'svc-instruct-'));
+  try {
+    const first = await startAgentKernel({ stateDir });
+    await first.kernel.resolve(agentRuntime)!.instruct({ text: 'Remember the dentist', wakeMode: 'next_autonomy_cycle', source: 'trigger:t4' });
+    await first.close();
+    const second = await startAgentKernel({ stateDir, agent: { autonomyIntervalMs: 80 } });
+    try {
+      await second.inject({ method: 'POST', url: '/api/agent/autonomy', body: { enabled: true } });
+      const thought = await until(async () => thoughtsOf(await events(second))[0], 'a cycle after the restart');
+      assert.is(thought.payload.text, 'Acting on the instruction: “Remember the dentist”.');
+    } finally {
+      await second.close();
+    }
+  } finally {
+    rmSync(stateDir, { recursive: true, force: true });
   }
 });
 
