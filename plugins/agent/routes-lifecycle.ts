@@ -24,7 +24,7 @@ const OPERATIONS: Operation[] = [
   },
   {
     name: 'reset', path: '/api/agent/reset', sensitive: true, summary: 'Wipe the agent and restart on defaults (sensitive)',
-    description: 'Deletes the character, autonomy setting, all room messages, trajectories, and the data of every reset hook (conversations, memories); the agent id and the event log (ids stay monotonic) are kept. Loopback without a token when none is configured; otherwise the API token.',
+    description: 'Deletes the character, autonomy setting, all room messages, trajectories, and the data of every reset hook (conversations, memories, knowledge documents, workbench tasks and todos, triggers); VFS projects are user code and stay (delete them explicitly). The agent id and the event log (ids stay monotonic) are kept. Loopback without a token when none is configured; otherwise the API token.',
     run: (r) => r.reset(),
   },
 ];

@@ -1,4 +1,4 @@
-import { agentProviders, createRegistry, definePlugin } from '../../sdk/index.ts';
+import { agentProviders, agentResets, createRegistry, definePlugin } from '../../sdk/index.ts';
 import { knowledgeProvider } from './agent-provider.ts';
 import { knowledgeConfig, listSetting } from './config.ts';
 import { knowledgeEmbedders, type Embedder } from './embedder.ts';
@@ -17,7 +17,7 @@ export default definePlugin({
   id: 'knowledge',
   version: '0.1.0',
   description: 'Documents (text, PDF, DOCX, HTML, Markdown, URLs, video captions) chunked, embedded and searchable under /api/knowledge and /api/documents',
-  optional: [agentProviders],
+  optional: [agentProviders, agentResets],
   provides: [knowledgeService, knowledgeEmbedders],
   config: knowledgeConfig,
   async setup(ctx) {
@@ -46,5 +46,8 @@ export default definePlugin({
 
     const providers = ctx.tryUse(agentProviders);
     if (providers) ctx.track(providers.add(knowledgeProvider(knowledge, config.agentFragments)));
+    // POST /api/agent/reset wipes the agent's memory, and its documents are part of it.
+    const resets = ctx.tryUse(agentResets);
+    if (resets) ctx.track(resets.add({ name: 'knowledge', reset: async () => { await knowledge.clear(); } }));
   },
 });

@@ -120,6 +120,15 @@ export class Knowledge implements KnowledgeService {
     return { deletedFragments: ids.length };
   }
 
+  /** Deletes every document and its fragments (agent reset); returns how many documents went. */
+  async clear(): Promise<number> {
+    let deleted = 0;
+    for (let page = await this.list(500, 0); page.documents.length; page = await this.list(500, 0)) {
+      for (const document of page.documents) if (await this.delete(document.id)) deleted++;
+    }
+    return deleted;
+  }
+
   async search(query: string, { threshold, limit, signal }: SearchOptions): Promise<SearchHit[]> {
     const engine = this.activeEngine();
     // Embedding the query costs ~20 ms of CPU; with nothing indexed there is nothing to find.

@@ -1,4 +1,4 @@
-import { agentRuntime, definePlugin, triggerDirectory, Type, type PluginContext } from '../../sdk/index.ts';
+import { agentResets, agentRuntime, definePlugin, triggerDirectory, Type, type PluginContext } from '../../sdk/index.ts';
 import { registerTriggerRoutes } from './routes.ts';
 import { registerWorkflowRoutes } from './routes-workflow.ts';
 import { createScheduler, type Clock } from './scheduler.ts';
@@ -18,7 +18,7 @@ export default definePlugin({
   id: 'triggers',
   version: '0.1.0',
   description: 'Triggers that fire on schedule (interval, once, cron) into the agent runtime, run history, health; the workflow endpoints (triggers-only)',
-  optional: [agentRuntime],
+  optional: [agentRuntime, agentResets],
   provides: [triggerDirectory],
   config: Type.Object({
     catchUpWindowMs: Type.Integer({ minimum: 60_000, default: 86_400_000, env: 'SVC_TRIGGERS_CATCH_UP_WINDOW_MS', description: MISSED_RUN_RULE }),
@@ -44,6 +44,9 @@ export default definePlugin({
       await triggers.idle();
     });
     ctx.provide(triggerDirectory, { summaries: triggers.summaries });
+    // POST /api/agent/reset wipes the agent's workspace: its triggers stop and go.
+    const resets = ctx.tryUse(agentResets);
+    if (resets) ctx.track(resets.add({ name: 'triggers', reset: () => triggers.clear() }));
     registerTriggerRoutes(ctx, triggers, scheduler, catchUpWindowMs);
     registerWorkflowRoutes(ctx, scheduler);
     await scheduler.start();

@@ -162,6 +162,12 @@ export function createTriggers(deps: TriggerServiceDeps) {
       deps.onChange();
     },
 
+    /** Deletes every trigger and its history (agent reset); runs in flight finish but record nothing. */
+    async clear(): Promise<void> {
+      await store.tx((q) => q.clear());
+      deps.onChange();
+    },
+
     /** Runs a trigger now (source `manual`), enabled or not; 409 TRIGGER_RUNNING while it runs. */
     async execute(id: string): Promise<{ run: TriggerRun; trigger: Trigger }> {
       const trigger = await existing(id);

@@ -38,6 +38,11 @@ function queries(db: Db) {
       await db.run('DELETE FROM trigger_runs WHERE trigger_id = ?', [id]);
       return (await db.run('DELETE FROM triggers WHERE id = ?', [id])).changes > 0;
     },
+    /** Deletes every trigger and run. */
+    async clear(): Promise<void> {
+      await db.run('DELETE FROM trigger_runs');
+      await db.run('DELETE FROM triggers');
+    },
     /** Appends a run and drops the trigger's runs beyond the newest RUNS_KEPT. */
     async addRun(run: TriggerRun): Promise<void> {
       await db.run('INSERT INTO trigger_runs (trigger_id, status, started_at, record) VALUES (?, ?, ?, ?)', [run.triggerId, run.status, run.startedAt, JSON.stringify(run)]);

@@ -1,4 +1,4 @@
-import { agentRuntime, definePlugin, lifeOps, triggerDirectory } from '../../sdk/index.ts';
+import { agentResets, agentRuntime, definePlugin, lifeOps, triggerDirectory } from '../../sdk/index.ts';
 import { registerWorkbenchRoutes } from './routes.ts';
 import { createTasks, createTodos } from './service.ts';
 import { createWorkbenchStore, migrations } from './store.ts';
@@ -8,9 +8,14 @@ export default definePlugin({
   id: 'workbench',
   version: '0.1.0',
   description: 'Workbench: tasks, todos, and an overview with triggers, agent autonomy and life-ops when those are loaded',
-  optional: [triggerDirectory, lifeOps, agentRuntime],
+  optional: [triggerDirectory, lifeOps, agentRuntime, agentResets],
   async setup(ctx) {
     const store = createWorkbenchStore(await ctx.storage.sql({ migrations }));
-    registerWorkbenchRoutes(ctx, createTasks(store.tasks), createTodos(store.todos));
+    const tasks = createTasks(store.tasks);
+    const todos = createTodos(store.todos);
+    registerWorkbenchRoutes(ctx, tasks, todos);
+    // POST /api/agent/reset wipes the agent's workspace: its tasks and todos go with it.
+    const resets = ctx.tryUse(agentResets);
+    if (resets) ctx.track(resets.add({ name: 'workbench', reset: async () => { await tasks.clear(); await todos.clear(); } }));
   },
 });

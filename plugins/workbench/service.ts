@@ -50,6 +50,8 @@ function createCollection<T extends Item>(table: Table<T>, kind: Kind) {
       return item;
     },
 
+    /** Deletes every item (agent reset). */
+    clear: (): Promise<void> => table.clear(),
     async remove(id: string): Promise<void> {
       if (!await table.remove(id)) throw notFound(id);
     },

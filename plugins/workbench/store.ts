@@ -37,6 +37,9 @@ function createTable<T extends { id: string }>(db: SqlDatabase, table: string, f
     async remove(id: string): Promise<boolean> {
       return (await db.run(`DELETE FROM ${table} WHERE id = ?`, [id])).changes > 0;
     },
+    async clear(): Promise<void> {
+      await db.run(`DELETE FROM ${table}`);
+    },
   };
 }
 export type Table<T extends { id: string }> = ReturnType<typeof createTable<T>>;
