@@ -12,6 +12,11 @@ export interface TestKernel {
   url(): Promise<string>;
   /** Stops the kernel and removes its temporary state dir (unless one was given). */
   close(): Promise<void>;
+  /**
+   * Stops this kernel and starts a new one with the same options on the same state dir (what survives
+   * a restart); `changes` adjusts the options. The new kernel owns the dir from then on.
+   */
+  restart(changes?: KernelOptions): Promise<TestKernel>;
 }
 export interface InjectRequest { method?: string; url: string; headers?: Record<string, string>; body?: unknown }
 export interface InjectResponse { status: number; headers: Headers; body: any; text: string }
@@ -21,8 +26,12 @@ export interface InjectResponse { status: number; headers: Headers; body: any; t
  */
 export async function createTestKernel(options: KernelOptions = {}): Promise<TestKernel> {
   const ownDir = options.stateDir === undefined;
-  const stateDir = options.stateDir ?? mkdtempSync(join(tmpdir(), 'svc-test-'));
-  const kernel = createKernel({ strict: true, env: {}, log: { level: 'error' }, ...options, stateDir });
+  return start({ ...options, stateDir: options.stateDir ?? mkdtempSync(join(tmpdir(), 'svc-test-')) }, ownDir);
+}
+
+async function start(options: KernelOptions & { stateDir: string }, ownDir: boolean): Promise<TestKernel> {
+  const { stateDir } = options;
+  const kernel = createKernel({ strict: true, env: {}, log: { level: 'error' }, ...options });
   await kernel.start();
   let base: Promise<string> | undefined;
   const url = () => (base ??= kernel.listen({ port: 0 }).then((l) => l.url));
@@ -34,6 +43,10 @@ export async function createTestKernel(options: KernelOptions = {}): Promise<Tes
     async close() {
       await kernel.stop();
       if (ownDir) rmSync(stateDir, { recursive: true, force: true });
+    },
+    async restart(changes = {}) {
+      await kernel.stop();
+      return start({ ...options, ...changes, stateDir }, ownDir);
     },
   };
 }

@@ -122,11 +122,9 @@ export class Knowledge implements KnowledgeService {
 
   /** Deletes every document and its fragments (agent reset); returns how many documents went. */
   async clear(): Promise<number> {
-    let deleted = 0;
-    for (let page = await this.list(500, 0); page.documents.length; page = await this.list(500, 0)) {
-      for (const document of page.documents) if (await this.delete(document.id)) deleted++;
-    }
-    return deleted;
+    const { fragmentIds, documents } = await this.deps.store.clear();
+    this.engine?.remove(fragmentIds);
+    return documents;
   }
 
   async search(query: string, { threshold, limit, signal }: SearchOptions): Promise<SearchHit[]> {

@@ -95,6 +95,16 @@ export function createKnowledgeStore(db: SqlDatabase) {
       });
     },
 
+    /** Deletes every document and fragment in one transaction; returns the fragment ids and the document count. */
+    async clear(): Promise<{ fragmentIds: string[]; documents: number }> {
+      return db.tx(async (tx) => {
+        const fragmentIds = (await tx.all<{ id: string }>('SELECT id FROM fragments')).map((r) => r.id);
+        const { changes } = await tx.run('DELETE FROM documents');
+        await tx.run('DELETE FROM fragments');
+        return { fragmentIds, documents: changes };
+      });
+    },
+
     async counts(): Promise<{ documents: number; fragments: number }> {
       const row = await db.get<{ documents: number; fragments: number }>('SELECT (SELECT COUNT(*) FROM documents) AS documents, (SELECT COUNT(*) FROM fragments) AS fragments');
       return row!;

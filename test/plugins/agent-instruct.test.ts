@@ -1,7 +1,4 @@
 // AgentRuntime.instruct(): trigger instructions run an autonomy cycle now, or wait for the next one.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { agentRuntime, agentTrajectories } from '../../sdk/index.ts';
@@ -48,21 +45,15 @@ test('next_autonomy_cycle queues instructions for the next cycle of the loop, wh
 });
 
 test('queued instructions survive a restart and are used by the first cycle after it', async () => {
-  const stateDir = mkdtempSync(join(tmpdir(), 'svc-instruct-'));
+  let k = await startAgentKernel();
   try {
-    const first = await startAgentKernel({ stateDir });
-    await first.kernel.resolve(agentRuntime)!.instruct({ text: 'Remember the dentist', wakeMode: 'next_autonomy_cycle', source: 'trigger:t4' });
-    await first.close();
-    const second = await startAgentKernel({ stateDir, agent: { autonomyIntervalMs: 80 } });
-    try {
-      await second.inject({ method: 'POST', url: '/api/agent/autonomy', body: { enabled: true } });
-      const thought = await until(async () => thoughtsOf(await events(second))[0], 'a cycle after the restart');
-      assert.is(thought.payload.text, 'Acting on the instruction: “Remember the dentist”.');
-    } finally {
-      await second.close();
-    }
+    await k.kernel.resolve(agentRuntime)!.instruct({ text: 'Remember the dentist', wakeMode: 'next_autonomy_cycle', source: 'trigger:t4' });
+    k = await k.restart({ config: { agent: { autonomyIntervalMs: 80 } } });
+    await k.inject({ method: 'POST', url: '/api/agent/autonomy', body: { enabled: true } });
+    const thought = await until(async () => thoughtsOf(await events(k))[0], 'a cycle after the restart');
+    assert.is(thought.payload.text, 'Acting on the instruction: “Remember the dentist”.');
   } finally {
-    rmSync(stateDir, { recursive: true, force: true });
+    await k.close();
   }
 });
 

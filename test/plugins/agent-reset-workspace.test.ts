@@ -15,12 +15,15 @@ test('reset removes documents, tasks, todos and triggers (and the triggers stop)
     assert.is((await post('/api/workbench/todos', { name: 'Buy filters' })).status, 201);
     const trigger = await post('/api/triggers', { displayName: 'Daily', instructions: 'Check the boiler', triggerType: 'interval', intervalMs: 3_600_000 });
     assert.is(trigger.status, 201);
+    const boiler = () => k.inject({ url: '/api/knowledge/search?q=when%20is%20the%20boiler%20serviced&threshold=0' });
+    assert.is((await boiler()).body.results.length, 1);
     const before = (await k.inject({ url: '/api/workbench/overview' })).body.summary;
     assert.equal([before.totalTasks, before.totalTodos, before.totalTriggers], [1, 1, 1]);
 
     assert.is((await post('/api/agent/reset')).status, 200);
 
     assert.is((await k.inject({ url: '/api/knowledge/stats' })).body.documentCount, 0);
+    assert.equal((await boiler()).body.results, [], 'nothing is found after the reset');
     assert.equal((await k.inject({ url: '/api/workbench/tasks' })).body.tasks, []);
     assert.equal((await k.inject({ url: '/api/workbench/todos' })).body.todos, []);
     assert.equal((await k.inject({ url: '/api/triggers' })).body.triggers, []);

@@ -1,9 +1,6 @@
 // The triggers resource over HTTP without an agent: CRUD and partial updates, validation, 404s, the
 // limit of 100 enabled triggers, health (and its route beating /:id), the workflow endpoints, the
 // trigger directory, the schedule surviving a restart, and unloading.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import triggers from '../../plugins/triggers/index.ts';
@@ -11,15 +8,10 @@ import { triggerDirectory } from '../../sdk/index.ts';
 import { createTestKernel, type InjectRequest, type TestKernel } from '../../sdk/testing.ts';
 
 const MIN = 60_000;
-const stateDir = mkdtempSync(join(tmpdir(), 'svc-triggers-'));
 let kernel: TestKernel;
 
-const boot = async () => { kernel = await createTestKernel({ plugins: [triggers], stateDir }); };
-test.before(boot);
-test.after(async () => {
-  await kernel.close();
-  rmSync(stateDir, { recursive: true, force: true });
-});
+test.before(async () => { kernel = await createTestKernel({ plugins: [triggers] }); });
+test.after(() => kernel.close());
 
 const call = (request: InjectRequest) => kernel.inject(request);
 const create = (body: Record<string, unknown>) => call({ method: 'POST', url: '/api/triggers', body });
@@ -191,8 +183,7 @@ test('trigger directory: summaries with the schedule in words', async () => {
 
 test('the schedule survives a restart: nextRunAtMs is persisted, not recomputed', async () => {
   const { trigger } = (await create(every(7, { displayName: 'Persistent' }))).body;
-  await kernel.close();
-  await boot();
+  kernel = await kernel.restart();
   const reloaded = (await call({ url: `/api/triggers/${trigger.id}` })).body.trigger;
   assert.equal(reloaded, trigger);
 });

@@ -1,8 +1,7 @@
 // Shared by the VFS tests (not a test file): a kernel with the vfs plugin on a state dir of its own that
 // survives restarts, a request helper that keeps every response body (to prove none shows a host path),
 // and a count of the blob files on disk.
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import vfs from '../../plugins/vfs/index.ts';
 import type { PluginDef } from '../../sdk/index.ts';
@@ -24,29 +23,23 @@ export interface VfsKernel {
 }
 
 export async function startVfs(options: { config?: Record<string, unknown>; plugins?: PluginDef<any>[] } = {}): Promise<VfsKernel> {
-  const stateDir = mkdtempSync(join(tmpdir(), 'svc-vfs-'));
   const bodies: string[] = [];
-  const boot = () => createTestKernel({ plugins: [vfs, ...(options.plugins ?? [])], stateDir, config: { vfs: options.config ?? {} } });
-  let kernel = await boot();
-  const blobs = join(stateDir, 'plugins', 'vfs', 'blobs');
+  let kernel = await createTestKernel({ plugins: [vfs, ...(options.plugins ?? [])], config: { vfs: options.config ?? {} } });
+  const blobs = join(kernel.stateDir, 'plugins', 'vfs', 'blobs');
   return {
     get kernel() { return kernel; },
-    stateDir,
+    stateDir: kernel.stateDir,
     async call(request) {
       const response = await kernel.inject(request);
       bodies.push(response.text);
       return response;
     },
     async restart() {
-      await kernel.close();
-      kernel = await boot();
+      kernel = await kernel.restart();
     },
     blobCount: () => !existsSync(blobs) ? 0 : readdirSync(blobs, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile() && !entry.name.endsWith('.tmp')).length,
     seen: () => bodies.join('\n'),
-    async close() {
-      await kernel.close();
-      rmSync(stateDir, { recursive: true, force: true });
-    },
+    close: () => kernel.close(),
   };
 }
 

@@ -1,22 +1,14 @@
 // Workbench tasks and todos over HTTP: create defaults and tag rules, alphabetical order, partial updates,
 // EMPTY_NAME, TASK_NOT_FOUND / TODO_NOT_FOUND, validation, and persistence across a kernel restart on the
 // same state dir.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import workbench from '../../plugins/workbench/index.ts';
 import { createTestKernel, type TestKernel } from '../../sdk/testing.ts';
 
-const stateDir = mkdtempSync(join(tmpdir(), 'svc-workbench-items-'));
 let k: TestKernel;
-const boot = async () => { k = await createTestKernel({ plugins: [workbench], stateDir }); };
-test.before(boot);
-test.after(async () => {
-  await k.close();
-  rmSync(stateDir, { recursive: true, force: true });
-});
+test.before(async () => { k = await createTestKernel({ plugins: [workbench] }); });
+test.after(() => k.close());
 
 const TASKS = '/api/workbench/tasks';
 const TODOS = '/api/workbench/todos';
@@ -102,8 +94,7 @@ test('tasks persistence: tasks, updates and deletions survive a kernel restart o
   const gone = (await create(TASKS, { name: 'Ephemeral' })).body.task;
   await k.inject({ method: 'DELETE', url: `${TASKS}/${gone.id}` });
   const before = (await k.inject({ url: TASKS })).body.tasks;
-  await k.close();
-  await boot();
+  k = await k.restart();
   assert.equal((await k.inject({ url: `${TASKS}/${kept.id}` })).body.task, updated);
   assert.equal((await k.inject({ url: TASKS })).body.tasks, before);
   assert.is((await k.inject({ url: `${TASKS}/${gone.id}` })).status, 404);
@@ -165,8 +156,7 @@ test('todos unknown ids: 404 TODO_NOT_FOUND on GET, PUT and DELETE', async () =>
 test('todos persistence: todos survive a kernel restart on the same state dir', async () => {
   const todo = (await create(TODOS, { name: 'Renew passport', priority: 3, type: 'document' })).body.todo;
   const before = (await k.inject({ url: TODOS })).body.todos;
-  await k.close();
-  await boot();
+  k = await k.restart();
   assert.equal((await k.inject({ url: `${TODOS}/${todo.id}` })).body.todo, todo);
   assert.equal((await k.inject({ url: TODOS })).body.todos, before);
 });
